@@ -1,0 +1,41 @@
+"""The TriPeaks engine: pure rules, no I/O and no web imports."""
+
+from app.engine.cards import DECK, Card, CardError, Suit
+from app.engine.deal import DEAL_COUNT, CodeError, Deal, GameCode, Rules, shuffle_tp1
+from app.engine.game import (
+    DRAW,
+    UNDO_LIMIT,
+    Action,
+    Game,
+    PositionError,
+    Refusal,
+    RefusedAction,
+    StateError,
+    Status,
+    describe_board,
+    ranks_adjacent,
+)
+
+__all__ = [
+    "DEAL_COUNT",
+    "DECK",
+    "DRAW",
+    "UNDO_LIMIT",
+    "Action",
+    "Card",
+    "CardError",
+    "CodeError",
+    "Deal",
+    "Game",
+    "GameCode",
+    "PositionError",
+    "Refusal",
+    "RefusedAction",
+    "Rules",
+    "StateError",
+    "Status",
+    "Suit",
+    "describe_board",
+    "ranks_adjacent",
+    "shuffle_tp1",
+]

@@ -1,0 +1,129 @@
+"""Cards: ranks, suits and the 52-card deck (SPEC section 1).
+
+A card parses and formats its text form (``Card.from_text("10H")`` /
+``card.text()``) and names itself in words (``card.words()`` ->
+``"10 of hearts"``). The 52 cards are made once; ``Card.from_text`` and
+``Card.from_index`` return those same objects.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Final
+
+
+class CardError(ValueError):
+    """A text that is not a card in SPEC's text form."""
+
+
+class Suit(enum.Enum):
+    """The four suits in deck order: clubs, diamonds, hearts, spades."""
+
+    CLUBS = "C"
+    DIAMONDS = "D"
+    HEARTS = "H"
+    SPADES = "S"
+
+    @property
+    def letter(self) -> str:
+        return self.value
+
+    @property
+    def symbol(self) -> str:
+        return _SUIT_SYMBOLS[self]
+
+    @property
+    def is_red(self) -> bool:
+        return self in (Suit.DIAMONDS, Suit.HEARTS)
+
+    @property
+    def word(self) -> str:
+        """The plural English name: ``clubs``."""
+        return self.name.lower()
+
+    @property
+    def index(self) -> int:
+        return _SUIT_ORDER.index(self)
+
+
+_SUIT_SYMBOLS: Final = {
+    Suit.CLUBS: "\u2663",
+    Suit.DIAMONDS: "\u2666",
+    Suit.HEARTS: "\u2665",
+    Suit.SPADES: "\u2660",
+}
+_SUIT_ORDER: Final = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES)
+
+RANK_TEXTS: Final = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+"""Text form of ranks 1 (ace) to 13 (king)."""
+
+RANK_WORDS: Final = (
+    "ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king",
+)
+"""English words for ranks 1 to 13, as the board in words uses them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """A playing card: ``rank`` 1 (ace) to 13 (king) and a ``suit``."""
+
+    rank: int
+    suit: Suit
+
+    @property
+    def index(self) -> int:
+        """Place in the ordered deck: clubs A..K are 0..12, then diamonds, hearts, spades."""
+        return self.suit.index * 13 + self.rank - 1
+
+    @property
+    def is_red(self) -> bool:
+        return self.suit.is_red
+
+    @property
+    def rank_text(self) -> str:
+        return RANK_TEXTS[self.rank - 1]
+
+    def text(self) -> str:
+        """SPEC's text form: rank then suit letter, ``AS``, ``10H``."""
+        return RANK_TEXTS[self.rank - 1] + self.suit.letter
+
+    def symbol_text(self) -> str:
+        """Rank and suit symbol, for people: ``10♥``."""
+        return RANK_TEXTS[self.rank - 1] + self.suit.symbol
+
+    def words(self) -> str:
+        """The card in English words: ``ace of clubs``, ``7 of spades``."""
+        return f"{RANK_WORDS[self.rank - 1]} of {self.suit.word}"
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        return f"Card.from_text({self.text()!r})"
+
+    @classmethod
+    def from_index(cls, index: int) -> Card:
+        if not 0 <= index < 52:
+            raise CardError(f"card index {index!r} is not 0 to 51")
+        return DECK[index]
+
+    @classmethod
+    def from_text(cls, text: str) -> Card:
+        """Parse ``AS``, ``10h``, `` kd `` (case and surrounding spaces ignored)."""
+        card = _BY_TEXT.get(text.strip().upper()) if isinstance(text, str) else None
+        if card is None:
+            shown = text[:20] if isinstance(text, str) else text
+            raise CardError(
+                f"{shown!r} is not a card: expected a rank (A, 2-10, J, Q, K) "
+                "then a suit letter (C, D, H, S), like AS or 10H"
+            )
+        return card
+
+
+DECK: Final[tuple[Card, ...]] = tuple(
+    Card(rank, suit) for suit in _SUIT_ORDER for rank in range(1, 14)
+)
+"""The 52 cards in deck order (``DECK[card.index] is card``)."""
+
+_BY_TEXT: Final = {card.text(): card for card in DECK}

@@ -1,0 +1,191 @@
+"""Deals and game codes (SPEC section 3).
+
+A game code ``TP1-E-AAAAAAB`` names a rule set and a deal number. ``TP1`` is
+one fixed shuffle, defined in ``docs/deals.md`` and implemented by
+:func:`shuffle_tp1`: SplitMix64 seeded with the deal number drives a
+Fisher-Yates shuffle of the ordered deck, with rejection sampling so every
+permutation step is exactly uniform. It uses only 64-bit integer arithmetic,
+so it deals the same cards on every machine and Python version.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import enum
+import re
+import secrets
+from dataclasses import dataclass
+from typing import Final
+
+from app.engine.cards import DECK, Card
+
+DEAL_COUNT: Final = 26**7
+"""Deal numbers run from 0 to ``DEAL_COUNT - 1`` (seven base-26 letters)."""
+
+TABLEAU_SIZE: Final = 28
+STOCK_SIZE: Final = 23
+_MASK64: Final = (1 << 64) - 1
+
+
+class CodeError(ValueError):
+    """A text that is not a game code. The message quotes it and shows the expected form."""
+
+
+class Rules(enum.Enum):
+    """The two rule sets: easy joins king and ace, classic keeps them apart."""
+
+    EASY = "E"
+    CLASSIC = "C"
+
+    @property
+    def letter(self) -> str:
+        return self.value
+
+    @property
+    def word(self) -> str:
+        """``easy`` or ``classic``, as the JSON API writes it."""
+        return self.name.lower()
+
+    @property
+    def king_ace_joined(self) -> bool:
+        return self is Rules.EASY
+
+    @classmethod
+    def from_word(cls, word: str) -> Rules:
+        for rules in cls:
+            if rules.word == word:
+                return rules
+        raise ValueError(f"{word!r} is not a rule set: expected 'easy' or 'classic'")
+
+
+_RULE_LETTERS: Final = {"E": Rules.EASY, "C": Rules.CLASSIC, "N": Rules.EASY}
+_CODE: Final = r"TP1-([ECN])-([A-Z]{7})"
+_WHOLE_CODE: Final = re.compile(_CODE)
+_CODE_IN_LINK: Final = re.compile(r"(?:^|[/=?#&])" + _CODE + r"(?=$|[/?#&])")
+_LINK: Final = re.compile(r"(?:https?://)?[^\s/]*(?:/[^\s]*)?")
+EXPECTED_FORM: Final = "TP1-E-AAAAAAB (TP1, E for easy or C for classic, then seven letters A-Z)"
+
+
+def _quote(text: str) -> str:
+    shown = text if len(text) <= 40 else text[:40] + "…"
+    return repr(shown)
+
+
+@dataclass(frozen=True, slots=True)
+class GameCode:
+    """A deal under a rule set: ``GameCode.parse("TP1-E-AAAAAAB")``, ``str(code)``."""
+
+    rules: Rules
+    number: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.number, int) or not 0 <= self.number < DEAL_COUNT:
+            raise CodeError(f"deal number {self.number!r} is not 0 to {DEAL_COUNT - 1}")
+
+    @property
+    def letters(self) -> str:
+        """The deal number as seven letters, most significant first."""
+        n, out = self.number, []
+        for _ in range(7):
+            n, digit = divmod(n, 26)
+            out.append(chr(65 + digit))
+        return "".join(reversed(out))
+
+    def text(self) -> str:
+        """The canonical code: ``TP1-E-AAAAAAB`` (legacy ``N`` is written ``E``)."""
+        return f"TP1-{self.rules.letter}-{self.letters}"
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        return f"GameCode.parse({self.text()!r})"
+
+    def deal(self) -> Deal:
+        return Deal.from_number(self.number)
+
+    @classmethod
+    def parse(cls, text: str) -> GameCode:
+        """Read a code leniently: any case, surrounding spaces, or a pasted share link.
+
+        Anything else raises :class:`CodeError` quoting the input and the expected form.
+        """
+        if not isinstance(text, str):
+            raise CodeError(f"{text!r} is not a game code: expected {EXPECTED_FORM}")
+        stripped = text.strip()
+        if not stripped:
+            raise CodeError(f"The game code is empty: expected {EXPECTED_FORM}")
+        match = None
+        if stripped.isascii():
+            upper = stripped.upper()
+            match = _WHOLE_CODE.fullmatch(upper)
+            if match is None and _LINK.fullmatch(stripped) and "/" in stripped:
+                found = _CODE_IN_LINK.findall(upper)
+                if len(set(found)) == 1:
+                    match = _WHOLE_CODE.fullmatch(f"TP1-{found[0][0]}-{found[0][1]}")
+        if match is None:
+            raise CodeError(f"{_quote(stripped)} is not a game code: expected {EXPECTED_FORM}")
+        number = 0
+        for letter in match.group(2):
+            number = number * 26 + ord(letter) - 65
+        return cls(_RULE_LETTERS[match.group(1)], number)
+
+    @classmethod
+    def random(cls, rules: Rules = Rules.EASY) -> GameCode:
+        """A deal chosen uniformly at random (from the operating system's randomness)."""
+        return cls(rules, secrets.randbelow(DEAL_COUNT))
+
+    @classmethod
+    def daily(cls, day: _dt.date, rules: Rules = Rules.EASY) -> GameCode:
+        """The deal of a calendar day: the same for everyone, different each day."""
+        state = (day.toordinal() * 0x9E3779B97F4A7C15 + 0x5450315F4441494C) & _MASK64
+        return cls(rules, _mix64(state) % DEAL_COUNT)
+
+
+def _mix64(z: int) -> int:
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def shuffle_tp1(number: int) -> tuple[Card, ...]:
+    """The ``TP1`` shuffle of deal ``number``: the 52 cards in dealing order.
+
+    SplitMix64 (state starts at ``number``; each output adds the golden-ratio
+    constant, then mixes) gives 64-bit words. For ``i`` from 51 down to 1 a
+    word ``x`` is drawn until ``x < 2**64 - 2**64 % (i + 1)``, and the cards at
+    ``i`` and ``x % (i + 1)`` of the ordered deck (``DECK``) are swapped.
+    """
+    if not 0 <= number < DEAL_COUNT:
+        raise CodeError(f"deal number {number!r} is not 0 to {DEAL_COUNT - 1}")
+    cards = list(DECK)
+    state = number
+    for i in range(51, 0, -1):
+        bound = i + 1
+        limit = (1 << 64) - (1 << 64) % bound
+        while True:
+            state = (state + 0x9E3779B97F4A7C15) & _MASK64
+            z = state
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+            z ^= z >> 31
+            if z < limit:
+                break
+        j = z % bound
+        cards[i], cards[j] = cards[j], cards[i]
+    return tuple(cards)
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """The cards of a deal as laid out: tableau by position, the waste card, the stock top first."""
+
+    tableau: tuple[Card, ...]
+    waste: Card
+    stock: tuple[Card, ...]
+
+    @classmethod
+    def from_number(cls, number: int) -> Deal:
+        """Shuffled cards 0-27 go to positions 0-27, card 28 to the waste, 29-51 to the stock (top first)."""
+        cards = shuffle_tp1(number)
+        return cls(cards[:TABLEAU_SIZE], cards[TABLEAU_SIZE], cards[TABLEAU_SIZE + 1 :])

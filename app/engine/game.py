@@ -1,0 +1,479 @@
+"""A game of TriPeaks: remove, draw, undo, score and status (SPEC sections 4-7).
+
+The state of a game is its code and its *line*: the actions still in effect,
+in order, each of which put one card on the waste (a removal from the peaks,
+or a draw from the stock). Everything else follows from the line: which
+positions are removed, how many cards were drawn, the waste card, the score.
+Undo takes the last action off the line. Two counters are kept beside it:
+``moves`` (every removal and draw ever made; it never goes down) and
+``undo_available`` (how many of the latest actions may still be undone, at most
+``undo_limit``).
+
+Refused actions raise :class:`RefusedAction` carrying a :class:`Refusal` and
+leave the game exactly as it was; ``refusal_for_remove`` and friends ask
+without acting.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from app.engine.cards import Card
+from app.engine.deal import STOCK_SIZE, CodeError, Deal, GameCode, Rules
+from app.engine.layout import (
+    ALL_POSITIONS_MASK,
+    POSITION_COUNT,
+    ROW_NAMES,
+    ROWS,
+    exposed_mask,
+    peaks_cleared,
+    positions_of,
+)
+
+START_SCORE: Final = 500
+PEAK_BONUS: Final = 100
+UNDO_LIMIT: Final = 100
+DRAW: Final = -1
+"""How a draw is written in a line of actions (removals are written as their position)."""
+
+
+class Refusal(enum.Enum):
+    """Why an action was refused. The value is the API's ``error`` word."""
+
+    RANK_MISMATCH = "rank_mismatch"
+    CARD_BLOCKED = "card_blocked"
+    NO_CARD = "no_card"
+    STOCK_EMPTY = "stock_empty"
+    NOTHING_TO_UNDO = "nothing_to_undo"
+    GAME_OVER = "game_over"
+
+    @property
+    def message(self) -> str:
+        """The English message for the player."""
+        return REFUSAL_MESSAGES[self]
+
+
+REFUSAL_MESSAGES: Final = {
+    Refusal.RANK_MISMATCH: "Rank must be one higher or lower",
+    Refusal.CARD_BLOCKED: "This card is blocked",
+    Refusal.NO_CARD: "That card has already been removed",
+    Refusal.STOCK_EMPTY: "The stock is empty",
+    Refusal.NOTHING_TO_UNDO: "Nothing to undo",
+    Refusal.GAME_OVER: "The game is over",
+}
+
+
+class Status(enum.Enum):
+    PLAYING = "playing"
+    WON = "won"
+    BLOCKED = "blocked"
+
+
+class RefusedAction(ValueError):
+    """An action the rules do not allow now; the game did not change."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal.message)
+        self.refusal = refusal
+
+
+class StateError(ValueError):
+    """A stored game state that does not describe a game that can arise by play."""
+
+
+class PositionError(ValueError):
+    """A position number that is not on the board (0 to 27)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One action of a line: ``Action.parse("draw")``, ``Action.parse("17")``, ``action.text()``."""
+
+    position: int | None
+    """The position removed, or ``None`` for a draw."""
+
+    @property
+    def is_draw(self) -> bool:
+        return self.position is None
+
+    def text(self) -> str:
+        return "draw" if self.position is None else str(self.position)
+
+    def __repr__(self) -> str:
+        return f"Action.parse({self.text()!r})"
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        if text == "draw":
+            return cls(None)
+        if text.isdigit() and text.isascii() and int(text) < POSITION_COUNT:
+            return cls(int(text))
+        raise ValueError(f"{text[:20]!r} is not an action: expected 'draw' or a position 0 to 27")
+
+
+def _adjacent_ranks(rank: int, rules: Rules) -> tuple[int, ...]:
+    ranks = [r for r in (rank - 1, rank + 1) if 1 <= r <= 13]
+    if rules.king_ace_joined and rank in (1, 13):
+        ranks.append(14 - rank)
+    return tuple(ranks)
+
+
+def ranks_adjacent(a: int, b: int, rules: Rules) -> bool:
+    """Whether a card of rank ``a`` may go on one of rank ``b`` (or the other way)."""
+    return b in _adjacent_ranks(a, rules)
+
+
+class Game:
+    """One game of a deal: ``Game.from_code("TP1-E-AAAAAAB")``, ``remove``, ``draw``, ``undo``."""
+
+    __slots__ = (
+        "_code",
+        "_deal",
+        "_drawn",
+        "_line",
+        "_moves",
+        "_playable_by_rank",
+        "_removed",
+        "_undo_available",
+        "_waste",
+        "undo_limit",
+    )
+
+    def __init__(self, code: GameCode, *, undo_limit: int = UNDO_LIMIT) -> None:
+        self._code = code
+        self._deal = code.deal()
+        self.undo_limit = undo_limit
+        self._line: list[int] = []
+        self._removed = 0
+        self._drawn = 0
+        self._moves = 0
+        self._undo_available = 0
+        self._waste = self._deal.waste
+        # For each waste rank, the positions whose card may go on it.
+        by_rank = [0] * 14
+        for waste_rank in range(1, 14):
+            fits = _adjacent_ranks(waste_rank, code.rules)
+            for p, card in enumerate(self._deal.tableau):
+                if card.rank in fits:
+                    by_rank[waste_rank] |= 1 << p
+        self._playable_by_rank = tuple(by_rank)
+
+    @classmethod
+    def from_code(cls, text: str) -> Game:
+        """A new game of the deal a code names; raises :class:`CodeError` for a bad code."""
+        return cls(GameCode.parse(text))
+
+    # -- what the game is ------------------------------------------------------------------
+
+    @property
+    def code(self) -> GameCode:
+        return self._code
+
+    def code_text(self) -> str:
+        return self._code.text()
+
+    @property
+    def rules(self) -> Rules:
+        return self._code.rules
+
+    @property
+    def deal(self) -> Deal:
+        return self._deal
+
+    @property
+    def waste(self) -> Card:
+        return self._waste
+
+    @property
+    def stock_count(self) -> int:
+        return STOCK_SIZE - self._drawn
+
+    @property
+    def removed_mask(self) -> int:
+        return self._removed
+
+    @property
+    def drawn(self) -> int:
+        return self._drawn
+
+    @property
+    def moves(self) -> int:
+        """Removals and draws made, undone ones included: it never goes down."""
+        return self._moves
+
+    @property
+    def undo_available(self) -> int:
+        return self._undo_available
+
+    @property
+    def line(self) -> tuple[Action, ...]:
+        """The actions in effect, oldest first."""
+        return tuple(Action(None if a == DRAW else a) for a in self._line)
+
+    @property
+    def peaks_cleared(self) -> tuple[bool, bool, bool]:
+        return peaks_cleared(self._removed)
+
+    @property
+    def score(self) -> int:
+        """500, -1 for each action in effect, +100 for each emptied peak; never below 0.
+
+        Undo restores the exact previous score. The line never holds more than 51
+        actions (28 removals and 23 draws), so the floor at 0 is never reached and
+        this closed form equals the score counted move by move.
+        """
+        bonus = PEAK_BONUS * sum(self.peaks_cleared)
+        return max(0, START_SCORE - len(self._line) + bonus)
+
+    def card_at(self, position: int) -> Card | None:
+        """The card at a position, or ``None`` once removed."""
+        _check_position(position)
+        return None if self._removed >> position & 1 else self._deal.tableau[position]
+
+    def is_removed(self, position: int) -> bool:
+        _check_position(position)
+        return bool(self._removed >> position & 1)
+
+    def is_exposed(self, position: int) -> bool:
+        """On the board and covered by no card (and so face up)."""
+        _check_position(position)
+        return bool(exposed_mask(self._removed) >> position & 1)
+
+    is_face_up = is_exposed
+
+    def cards_left(self) -> int:
+        """Cards still on the peaks."""
+        return POSITION_COUNT - self._removed.bit_count()
+
+    # -- legal moves and status ------------------------------------------------------------
+
+    def playable_mask(self) -> int:
+        if self._removed == ALL_POSITIONS_MASK:
+            return 0
+        return exposed_mask(self._removed) & self._playable_by_rank[self._waste.rank]
+
+    def playable_positions(self) -> list[int]:
+        """The positions that can be removed now."""
+        return positions_of(self.playable_mask())
+
+    def can_draw(self) -> bool:
+        return self._drawn < STOCK_SIZE and self._removed != ALL_POSITIONS_MASK
+
+    @property
+    def status(self) -> Status:
+        if self._removed == ALL_POSITIONS_MASK:
+            return Status.WON
+        if self._drawn == STOCK_SIZE and not self.playable_mask():
+            return Status.BLOCKED
+        return Status.PLAYING
+
+    @property
+    def is_over(self) -> bool:
+        """Won: no more moves or undo. (A blocked game can still be undone.)"""
+        return self._removed == ALL_POSITIONS_MASK
+
+    def refusal_for_remove(self, position: int) -> Refusal | None:
+        _check_position(position)
+        if self._removed == ALL_POSITIONS_MASK:
+            return Refusal.GAME_OVER
+        bit = 1 << position
+        if self._removed & bit:
+            return Refusal.NO_CARD
+        if not exposed_mask(self._removed) & bit:
+            return Refusal.CARD_BLOCKED
+        if not self._playable_by_rank[self._waste.rank] & bit:
+            return Refusal.RANK_MISMATCH
+        return None
+
+    def refusal_for_draw(self) -> Refusal | None:
+        if self._removed == ALL_POSITIONS_MASK:
+            return Refusal.GAME_OVER
+        if self._drawn == STOCK_SIZE:
+            return Refusal.STOCK_EMPTY
+        return None
+
+    def refusal_for_undo(self) -> Refusal | None:
+        if self._removed == ALL_POSITIONS_MASK:
+            return Refusal.GAME_OVER
+        if not self._undo_available:
+            return Refusal.NOTHING_TO_UNDO
+        return None
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def remove(self, position: int) -> None:
+        """Move the exposed card at ``position`` onto the waste."""
+        refusal = self.refusal_for_remove(position)
+        if refusal is not None:
+            raise RefusedAction(refusal)
+        self._removed |= 1 << position
+        self._waste = self._deal.tableau[position]
+        self._line.append(position)
+        self._acted()
+
+    def draw(self) -> None:
+        """Turn the top stock card onto the waste."""
+        refusal = self.refusal_for_draw()
+        if refusal is not None:
+            raise RefusedAction(refusal)
+        self._waste = self._deal.stock[self._drawn]
+        self._drawn += 1
+        self._line.append(DRAW)
+        self._acted()
+
+    def undo(self) -> Action:
+        """Take back the latest action; returns it."""
+        refusal = self.refusal_for_undo()
+        if refusal is not None:
+            raise RefusedAction(refusal)
+        last = self._line.pop()
+        if last == DRAW:
+            self._drawn -= 1
+        else:
+            self._removed &= ~(1 << last)
+        self._waste = self._card_of(self._line[-1]) if self._line else self._deal.waste
+        self._undo_available -= 1
+        return Action(None if last == DRAW else last)
+
+    def play(self, action: Action) -> None:
+        if action.position is None:
+            self.draw()
+        else:
+            self.remove(action.position)
+
+    def _acted(self) -> None:
+        self._moves += 1
+        if self._undo_available < self.undo_limit:
+            self._undo_available += 1
+
+    def _card_of(self, action: int) -> Card:
+        """The card an action in effect put on the waste (a draw: the latest drawn)."""
+        return self._deal.stock[self._drawn - 1] if action == DRAW else self._deal.tableau[action]
+
+    # -- copies, equality, serialisation ---------------------------------------------------
+
+    def copy(self) -> Game:
+        other = Game.__new__(Game)
+        for name in Game.__slots__:
+            setattr(other, name, getattr(self, name))
+        other._line = list(self._line)
+        return other
+
+    def _key(self) -> tuple[object, ...]:
+        return (self._code, tuple(self._line), self._moves, self._undo_available, self.undo_limit)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"<Game {self._code.text()} moves={self._moves} score={self.score} {self.status.value}>"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole state as JSON-able data; :meth:`from_dict` gives back an identical game."""
+        return {
+            "code": self._code.text(),
+            "line": [a for a in self._line],
+            "moves": self._moves,
+            "undo": self._undo_available,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Game:
+        """Rebuild a game from :meth:`to_dict`; raises :class:`StateError` for anything inconsistent."""
+        try:
+            code = GameCode.parse(data["code"])
+            line, moves, undo = data["line"], data["moves"], data["undo"]
+        except (KeyError, TypeError, CodeError) as error:
+            raise StateError(f"not a stored game: {error}") from None
+        if not (isinstance(line, list) and all(type(a) is int for a in line)):
+            raise StateError("not a stored game: 'line' must be a list of integers")
+        if type(moves) is not int or type(undo) is not int:
+            raise StateError("not a stored game: 'moves' and 'undo' must be integers")
+        game = cls(code)
+        try:
+            game.replay(DRAW if a == DRAW else _position(a) for a in line)
+        except (RefusedAction, PositionError) as error:
+            raise StateError(f"not a stored game: its line is not playable ({error})") from None
+        if not len(line) <= moves or not 0 <= undo <= min(len(line), UNDO_LIMIT):
+            raise StateError("not a stored game: its counters do not fit its line")
+        game._moves, game._undo_available = moves, undo
+        return game
+
+    def replay(self, line: Iterable[int]) -> None:
+        """Play a line of actions (positions, or ``DRAW``) from the current state."""
+        for a in line:
+            if a == DRAW:
+                self.draw()
+            else:
+                self.remove(a)
+
+    # -- the board in words ----------------------------------------------------------------
+
+    def describe(self) -> str:
+        """The board in words (SPEC section 9), in English."""
+        return describe_board(self, card_words=Card.words)
+
+    def deal_dict(self) -> dict[str, Any]:
+        """The full deal, every card shown (for ``tripeaks deal --json``)."""
+        return {
+            "code": self._code.text(),
+            "rules": self.rules.word,
+            "deal_number": self._code.number,
+            "tableau": [c.text() for c in self._deal.tableau],
+            "waste": self._deal.waste.text(),
+            "stock": [c.text() for c in self._deal.stock],
+        }
+
+
+def _check_position(position: int) -> None:
+    if type(position) is not int or not 0 <= position < POSITION_COUNT:
+        raise PositionError(f"position {position!r} is not on the board (0 to 27)")
+
+
+def _position(value: int) -> int:
+    _check_position(value)
+    return value
+
+
+def describe_board(
+    game: Game,
+    *,
+    card_words: Any,
+    hidden: str = "hidden card",
+    row_names: tuple[str, ...] = ROW_NAMES,
+    stock_words: Any = None,
+    waste_word: str = "waste",
+    show_all: bool = False,
+) -> str:
+    """The board in words: ``Stock: 23 cards; waste: ace of clubs. Peak tops: hidden card, ...``.
+
+    Removed cards are left out, and so is a row with no card left. ``card_words``
+    names a card, ``stock_words`` says the stock (``"Stock: 23 cards"``);
+    translations pass their own. ``show_all`` names face-down cards too.
+    """
+    count = game.stock_count
+    stock = (
+        stock_words(count)
+        if stock_words is not None
+        else f"Stock: {count} card{'' if count == 1 else 's'}"
+    )
+    parts = []
+    exposed = exposed_mask(game.removed_mask)
+    for name, row in zip(row_names, ROWS, strict=True):
+        words = [
+            card_words(game.deal.tableau[p]) if show_all or exposed >> p & 1 else hidden
+            for p in row
+            if not game.removed_mask >> p & 1
+        ]
+        if words:
+            parts.append(f"{name}: {', '.join(words)}")
+    board = "; ".join(parts)
+    board = board[:1].upper() + board[1:]
+    return f"{stock}; {waste_word}: {card_words(game.waste)}." + (f" {board}" if board else "")
+
