@@ -1,0 +1,164 @@
+"""The JSON API, for bots, tests and other front ends (documented at ``/docs``).
+
+A game made here has no owner: its unguessable id (128 random bits) is the
+only key to it. Face-down cards are never in any response.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Body, HTTPException
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from app.engine import CodeError, Game, GameCode, RefusedAction, Rules
+from app.store import GameStore, StoredGame, VersionConflict
+from app.web.deps import StoreDep
+
+router = APIRouter(prefix="/api", tags=["api"])
+
+
+class NewGame(BaseModel):
+    """Either a game code to deal, or a rule set for a random deal (easy when neither is given)."""
+
+    model_config = ConfigDict(extra="forbid")
+    code: str | None = Field(default=None, max_length=500, examples=["TP1-E-AAAAAAB"])
+    rules: Literal["easy", "classic"] | None = None
+
+    @model_validator(mode="after")
+    def one_of(self) -> NewGame:
+        if self.code is not None and self.rules is not None:
+            raise ValueError("give either 'code' or 'rules', not both")
+        return self
+
+
+class RemoveBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    position: int = Field(ge=0, le=27, strict=True, description="A tableau position, 0 to 27")
+
+
+class SlotState(BaseModel):
+    position: int
+    card: str | None = Field(description="Text form (AS, 10H) when face up; null when face down or removed")
+    face_up: bool
+    removed: bool
+
+
+class GameState(BaseModel):
+    id: str
+    code: str
+    rules: Literal["easy", "classic"]
+    tableau: list[SlotState]
+    waste: str
+    stock_count: int
+    score: int
+    moves: int
+    undo_available: int = Field(description="How many actions can be undone")
+    status: Literal["playing", "won", "blocked"]
+    peaks_cleared: list[bool]
+
+
+class Refused(BaseModel):
+    error: Literal[
+        "rank_mismatch", "card_blocked", "no_card", "stock_empty", "nothing_to_undo", "game_over"
+    ]
+    message: str
+
+
+class Problem(BaseModel):
+    detail: str
+
+
+def game_state(stored: StoredGame) -> GameState:
+    game = stored.game
+    tableau = []
+    for p in range(28):
+        removed = game.is_removed(p)
+        face_up = not removed and game.is_exposed(p)
+        card = game.card_at(p) if face_up else None
+        tableau.append(
+            SlotState(
+                position=p, card=card.text() if card else None, face_up=face_up, removed=removed
+            )
+        )
+    return GameState(
+        id=stored.id,
+        code=game.code_text(),
+        rules="easy" if game.rules is Rules.EASY else "classic",
+        tableau=tableau,
+        waste=game.waste.text(),
+        stock_count=game.stock_count,
+        score=game.score,
+        moves=game.moves,
+        undo_available=game.undo_available,
+        status=game.status.value,  # type: ignore[arg-type]
+        peaks_cleared=list(game.peaks_cleared),
+    )
+
+
+def api_game(store: GameStore, game_id: str) -> StoredGame:
+    stored = store.get(game_id) if len(game_id) <= 64 else None
+    if stored is None:
+        raise HTTPException(404, "No such game")
+    return stored
+
+
+REFUSAL_RESPONSES: dict[int | str, dict[str, object]] = {
+    404: {"model": Problem, "description": "No such game"},
+    409: {"model": Refused, "description": "The rules do not allow that action now; nothing changed"},
+}
+
+
+def apply(store: GameStore, game_id: str, action: Callable[[Game], object]) -> GameState | JSONResponse:
+    for _attempt in range(5):
+        stored = api_game(store, game_id)
+        game = stored.game.copy()
+        try:
+            action(game)
+        except RefusedAction as refused:
+            body = Refused(error=refused.refusal.value, message=refused.refusal.message)  # type: ignore[arg-type]
+            return JSONResponse(body.model_dump(), status_code=409)
+        try:
+            return game_state(store.save(stored, game))
+        except VersionConflict:
+            continue  # someone else moved first: apply the action to the fresh game
+    raise HTTPException(503, "The game is busy; try again")
+
+
+@router.post("/games", status_code=201, response_model=GameState, responses={422: {}})
+def create_game(store: StoreDep, body: Annotated[NewGame | None, Body()] = None) -> GameState:
+    """Deal a game: a given code, or a random deal of the given rules."""
+    body = body or NewGame()
+    if body.code is not None:
+        try:
+            code = GameCode.parse(body.code)
+        except CodeError as error:
+            raise HTTPException(422, str(error)) from None
+    else:
+        code = GameCode.random(Rules.from_word(body.rules or "easy"))
+    return game_state(store.create(Game(code), None))
+
+
+@router.get("/games/{game_id}", response_model=GameState, responses={404: {"model": Problem}})
+def get_game(game_id: str, store: StoreDep) -> GameState:
+    return game_state(api_game(store, game_id))
+
+
+@router.post("/games/{game_id}/remove", response_model=GameState, responses=REFUSAL_RESPONSES)
+def remove(game_id: str, body: RemoveBody, store: StoreDep) -> GameState | JSONResponse:
+    """Move the exposed card at ``position`` onto the waste."""
+    return apply(store, game_id, lambda game: game.remove(body.position))
+
+
+@router.post("/games/{game_id}/draw", response_model=GameState, responses=REFUSAL_RESPONSES)
+def draw(game_id: str, store: StoreDep) -> GameState | JSONResponse:
+    """Turn the top stock card onto the waste."""
+    return apply(store, game_id, lambda game: game.draw())
+
+
+@router.post("/games/{game_id}/undo", response_model=GameState, responses=REFUSAL_RESPONSES)
+def undo(game_id: str, store: StoreDep) -> GameState | JSONResponse:
+    """Take back the latest removal or draw."""
+    return apply(store, game_id, lambda game: game.undo())

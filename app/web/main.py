@@ -1,0 +1,89 @@
+"""The FastAPI application: routers, middleware, the store made in the lifespan."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.store.base import GameStore
+from app.store.factory import open_store
+from app.web import api, pages
+from app.web.limits import BodySizeLimitMiddleware
+from app.web.players import PlayerCookieMiddleware
+from app.web.render import STATIC_DIR, Pages, make_environment
+from app.web.settings import Settings
+
+
+def create_app(settings: Settings | None = None, store: GameStore | None = None) -> FastAPI:
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.store = store if store is not None else open_store(settings.database_url)
+        try:
+            yield
+        finally:
+            if store is None:
+                app.state.store.close()
+
+    app = FastAPI(
+        title="TriPeaks",
+        summary="TriPeaks solitaire: deal by code, remove, draw, undo.",
+        version="1",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.pages = Pages(make_environment())
+    app.include_router(pages.router)
+    app.include_router(api.router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    @app.get("/healthz", include_in_schema=False)
+    def healthz() -> PlainTextResponse:
+        return PlainTextResponse("ok")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> Response:
+        return error_response(request, error.status_code, str(error.detail), error.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, error: RequestValidationError) -> Response:
+        if wants_json(request):
+            return JSONResponse({"detail": jsonable_errors(error)}, status_code=422)
+        return error_response(request, 422, "That request is not one the game understands.")
+
+    app.add_middleware(PlayerCookieMiddleware, secret=settings.signing_key(), secure=settings.cookie_secure)
+    app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
+    return app
+
+
+def wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+def jsonable_errors(error: RequestValidationError) -> list[dict[str, Any]]:
+    return [
+        {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+        for e in error.errors()
+    ]
+
+
+def error_response(
+    request: Request, status: int, detail: str, headers: dict[str, str] | None = None
+) -> Response:
+    if wants_json(request):
+        return JSONResponse({"detail": detail}, status_code=status, headers=headers)
+    page_renderer: Pages = request.app.state.pages
+    return page_renderer.page(
+        "error.html",
+        {"request": request, "status_code": status, "detail": detail, "oob": False},
+        status_code=status,
+        headers=headers,
+    )

@@ -1,0 +1,284 @@
+"""The game page and the htmx actions on it.
+
+Every GET renders a whole page. Every action is a POST: an htmx request gets
+the blocks it swaps (the table, and out of band the score bar, the controls,
+the status line and the board in words); a plain form post (no JavaScript) is
+answered with a redirect to the page, so every state has a URL that renders
+in full: ``/g/<code>`` shows the player's own game of that deal.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Annotated, Any, Final
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import RedirectResponse, Response
+
+from app.engine import CodeError, Game, GameCode, RefusedAction, Rules
+from app.store import GameStore, StoredGame, VersionConflict
+from app.web.deps import PagesDep, PlayerDep, StoreDep, players_game
+from app.web.render import Pages, is_htmx
+from app.web.views import Event, Happened, slots, turned_by_removal
+
+router = APIRouter()
+
+ERROR_HELP_COOKIE: Final = "tp_error_help"
+GAME_PAGE: Final = "game.html"
+ACTION_BLOCKS: Final = ("table", "score", "moves", "undo", "status", "words")
+MAX_CODE_INPUT: Final = 500
+
+
+def error_help_on(request: Request) -> bool:
+    return request.cookies.get(ERROR_HELP_COOKIE) != "0"
+
+
+def share_url(request: Request, game: Game) -> str:
+    return str(request.url_for("deal_page", code=game.code_text()))
+
+
+def game_context(
+    request: Request,
+    stored: StoredGame,
+    *,
+    event: Event | None = None,
+    turned: frozenset[int] = frozenset(),
+    oob: bool = False,
+    **extra: Any,
+) -> dict[str, Any]:
+    game = stored.game
+    context: dict[str, Any] = {
+        "request": request,
+        "game_id": stored.id,
+        "game": game,
+        "status": game.status.value,
+        "slots": slots(game, turned=turned),
+        "event": event,
+        "error_help": error_help_on(request),
+        "share_url": share_url(request, game),
+        "oob": oob,
+        "rules": list(Rules),
+        "chosen_rules": game.rules,
+        "code_input": "",
+        "code_error": None,
+    }
+    context.update(extra)
+    return context
+
+
+def page_url(game: Game) -> str:
+    return f"/g/{game.code_text()}"
+
+
+def deal_for(store: GameStore, player: str, code: GameCode) -> StoredGame:
+    """The player's own game of this deal, or a fresh deal of it; it becomes the current game."""
+    stored = store.find(player, code)
+    if stored is None:
+        return store.create(Game(code), player)
+    store.set_current(player, stored.id)
+    return stored
+
+
+# -- pages ---------------------------------------------------------------------------------
+
+
+@router.get("/", name="home")
+def home(store: StoreDep, player: PlayerDep) -> Response:
+    stored = store.current(player) or store.create(Game(GameCode.random()), player)
+    return RedirectResponse(page_url(stored.game), status_code=303)
+
+
+@router.get("/daily", name="daily")
+def daily() -> Response:
+    code = GameCode.daily(dt.datetime.now(dt.UTC).date())
+    return RedirectResponse(f"/g/{code.text()}", status_code=303)
+
+
+@router.get("/g/{code}", name="deal_page")
+def deal_page(
+    request: Request, code: str, store: StoreDep, pages: PagesDep, player: PlayerDep
+) -> Response:
+    try:
+        parsed = GameCode.parse(code)
+    except CodeError as error:
+        return pages.page(
+            "new.html",
+            new_game_context(request, code_input=code, code_error=str(error)),
+            status_code=400,
+        )
+    if parsed.text() != code:
+        return RedirectResponse(f"/g/{parsed.text()}", status_code=308)
+    stored = deal_for(store, player, parsed)
+    return pages.page(GAME_PAGE, game_context(request, stored))
+
+
+@router.get("/new", name="new_game_page")
+def new_game_page(request: Request, pages: PagesDep) -> Response:
+    return pages.page("new.html", new_game_context(request))
+
+
+def new_game_context(
+    request: Request, *, code_input: str = "", code_error: str | None = None, rules: Rules = Rules.EASY
+) -> dict[str, Any]:
+    return {
+        "request": request,
+        "rules": list(Rules),
+        "chosen_rules": rules,
+        "code_input": code_input[:MAX_CODE_INPUT],
+        "code_error": code_error,
+        "oob": False,
+    }
+
+
+@router.post("/new", name="new_game")
+def new_game(
+    request: Request,
+    store: StoreDep,
+    pages: PagesDep,
+    player: PlayerDep,
+    rules: Annotated[Rules, Form()] = Rules.EASY,
+    code: Annotated[str, Form(max_length=MAX_CODE_INPUT)] = "",
+) -> Response:
+    if code.strip():
+        try:
+            parsed = GameCode.parse(code)
+        except CodeError as error:
+            context = new_game_context(request, code_input=code, code_error=str(error), rules=rules)
+            if is_htmx(request):
+                return pages.blocks(
+                    GAME_PAGE,
+                    ["new_game_form"],
+                    context,
+                    status_code=400,
+                    headers={"HX-Retarget": "#new-game-form", "HX-Reswap": "outerHTML"},
+                )
+            return pages.page("new.html", context, status_code=400)
+        stored = store.create(Game(parsed), player)
+    else:
+        stored = store.create(Game(GameCode.random(rules)), player)
+    return show_new_game(request, pages, stored)
+
+
+def show_new_game(request: Request, pages: Pages, stored: StoredGame) -> Response:
+    if not is_htmx(request):
+        return RedirectResponse(page_url(stored.game), status_code=303)
+    event = Event(Happened.DEALT)
+    return pages.blocks(
+        GAME_PAGE,
+        ["game"],
+        game_context(request, stored, event=event),
+        headers={"HX-Push-Url": page_url(stored.game)},
+    )
+
+
+@router.post("/settings/error-help", name="toggle_error_help")
+def toggle_error_help(request: Request, pages: PagesDep) -> Response:
+    on = not error_help_on(request)
+    if is_htmx(request):
+        response: Response = pages.blocks(
+            GAME_PAGE, ["error_help"], {"request": request, "error_help": on, "oob": False}
+        )
+    else:
+        response = RedirectResponse("/", status_code=303)
+    response.set_cookie(
+        ERROR_HELP_COOKIE, "1" if on else "0", max_age=400 * 24 * 3600, samesite="lax", httponly=True
+    )
+    return response
+
+
+# -- actions -------------------------------------------------------------------------------
+
+
+def act(
+    request: Request,
+    store: GameStore,
+    pages: Pages,
+    player: str,
+    game_id: str,
+    action: Callable[[Game], tuple[Event, frozenset[int]]],
+) -> Response:
+    """Load the player's game, apply one action, save it, answer with the swapped blocks."""
+    stored = players_game(store, game_id, player)
+    game = stored.game.copy()
+    try:
+        event, turned = action(game)
+    except RefusedAction as refused:
+        event = Event(Happened.REFUSED, refusal=refused.refusal)
+        if not is_htmx(request):
+            return pages.page(
+                GAME_PAGE, game_context(request, stored, event=event), status_code=409
+            )
+        return pages.blocks(
+            GAME_PAGE,
+            ["status"],
+            game_context(request, stored, event=event, oob=True),
+            status_code=409,
+        )
+    try:
+        stored = store.save(stored, game)
+    except VersionConflict:
+        # Another request (a second tab, a double click) saved first: show its result.
+        fresh = store.get(game_id)
+        if fresh is None:  # pragma: no cover - games are not deleted while played
+            raise
+        stored, event, turned = fresh, None, frozenset()  # type: ignore[assignment]
+    if not is_htmx(request):
+        return RedirectResponse(page_url(stored.game), status_code=303)
+    return pages.blocks(
+        GAME_PAGE,
+        ACTION_BLOCKS,
+        game_context(request, stored, event=event, turned=turned, oob=True),
+    )
+
+
+@router.post("/games/{game_id}/remove", name="remove")
+def remove(
+    request: Request,
+    game_id: str,
+    position: Annotated[int, Form(ge=0, le=27, description="A tableau position, 0 to 27")],
+    store: StoreDep,
+    pages: PagesDep,
+    player: PlayerDep,
+) -> Response:
+    def do(game: Game) -> tuple[Event, frozenset[int]]:
+        before = sum(game.peaks_cleared)
+        game.remove(position)
+        card = game.waste
+        event = Event(Happened.REMOVED, card=card, peak_cleared=sum(game.peaks_cleared) > before)
+        return event, turned_by_removal(game, position)
+
+    return act(request, store, pages, player, game_id, do)
+
+
+@router.post("/games/{game_id}/draw", name="draw")
+def draw(
+    request: Request, game_id: str, store: StoreDep, pages: PagesDep, player: PlayerDep
+) -> Response:
+    def do(game: Game) -> tuple[Event, frozenset[int]]:
+        game.draw()
+        return Event(Happened.DREW, card=game.waste), frozenset()
+
+    return act(request, store, pages, player, game_id, do)
+
+
+@router.post("/games/{game_id}/undo", name="undo")
+def undo(
+    request: Request, game_id: str, store: StoreDep, pages: PagesDep, player: PlayerDep
+) -> Response:
+    def do(game: Game) -> tuple[Event, frozenset[int]]:
+        card = game.waste
+        game.undo()
+        return Event(Happened.UNDID, card=card), frozenset()
+
+    return act(request, store, pages, player, game_id, do)
+
+
+@router.post("/games/{game_id}/restart", name="restart")
+def restart(
+    request: Request, game_id: str, store: StoreDep, pages: PagesDep, player: PlayerDep
+) -> Response:
+    """Deal the same code again from the start (a new game; the old one is kept)."""
+    stored = players_game(store, game_id, player)
+    fresh = store.create(Game(stored.game.code), player)
+    return show_new_game(request, pages, fresh)

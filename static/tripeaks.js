@@ -1,0 +1,64 @@
+// TriPeaks page helpers. No game logic lives here: the server decides every move.
+// This file only adds keyboard shortcuts, the Share button, and keeps focus sensible
+// after htmx swaps the table.
+(function () {
+  "use strict";
+
+  var lastPosition = null;
+
+  function typing(target) {
+    return target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.isContentEditable);
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+    var key = event.key.toLowerCase();
+    var target = null;
+    if (key === "d") target = document.getElementById("stock");
+    else if (key === "u") target = document.getElementById("undo");
+    else if (key === "n") {
+      var dialog = document.getElementById("new-game");
+      if (dialog && dialog.showPopover) { dialog.showPopover(); event.preventDefault(); }
+      var input = document.getElementById("code-input");
+      if (input) input.focus();
+      return;
+    }
+    if (target && !target.disabled) { event.preventDefault(); target.click(); }
+  });
+
+  document.addEventListener("click", function (event) {
+    var card = event.target.closest && event.target.closest("[data-position]");
+    lastPosition = card ? Number(card.getAttribute("data-position")) : null;
+    var share = event.target.closest && event.target.closest("#share");
+    if (!share) return;
+    var url = share.getAttribute("data-share-url");
+    var status = document.getElementById("status");
+    function said(text) { if (status) status.textContent = text; }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(url).then(function () { said(share.getAttribute("data-copied")); },
+        function () { said(url); });
+    } else {
+      said(url);
+    }
+  });
+
+  // After a swap: close the New game window when a game was dealt, and put focus
+  // back on the table if the focused card went to the waste.
+  document.addEventListener("htmx:after:swap", function () {
+    var dialog = document.getElementById("new-game");
+    var active = document.activeElement;
+    if (dialog && dialog.matches(":popover-open") && !document.getElementById("code-error")) {
+      dialog.hidePopover();
+    }
+    if (active && active !== document.body && document.contains(active)) return;
+    var cards = Array.prototype.slice.call(document.querySelectorAll("#table button.card.face"));
+    var next = null;
+    if (lastPosition !== null) {
+      cards.sort(function (a, b) {
+        return Math.abs(a.dataset.position - lastPosition) - Math.abs(b.dataset.position - lastPosition);
+      });
+      next = cards[0];
+    }
+    (next || document.getElementById("stock") || document.body).focus();
+  });
+})();
