@@ -10,6 +10,6 @@ def open_store(url: str) -> GameStore:
     """``memory://`` keeps games in this process; SQL URLs use :mod:`app.store.sql`."""
     if url.startswith("memory:"):
         return MemoryStore()
-    from app.store.sql import SqlStore  # noqa: PLC0415 - only SQL deployments need SQLAlchemy
+    from app.store.sql import SqlStore
 
     return SqlStore(url)

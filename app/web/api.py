@@ -93,7 +93,7 @@ def game_state(stored: StoredGame) -> GameState:
         score=game.score,
         moves=game.moves,
         undo_available=game.undo_available,
-        status=game.status.value,  # type: ignore[arg-type]
+        status=game.status.value,
         peaks_cleared=list(game.peaks_cleared),
     )
 
@@ -118,7 +118,7 @@ def apply(store: GameStore, game_id: str, action: Callable[[Game], object]) -> G
         try:
             action(game)
         except RefusedAction as refused:
-            body = Refused(error=refused.refusal.value, message=refused.refusal.message)  # type: ignore[arg-type]
+            body = Refused(error=refused.refusal.value, message=refused.refusal.message)
             return JSONResponse(body.model_dump(), status_code=409)
         try:
             return game_state(store.save(stored, game))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -76,7 +76,7 @@ def jsonable_errors(error: RequestValidationError) -> list[dict[str, Any]]:
 
 
 def error_response(
-    request: Request, status: int, detail: str, headers: dict[str, str] | None = None
+    request: Request, status: int, detail: str, headers: Mapping[str, str] | None = None
 ) -> Response:
     if wants_json(request):
         return JSONResponse({"detail": detail}, status_code=status, headers=headers)

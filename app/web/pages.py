@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, Literal
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
@@ -137,9 +137,10 @@ def new_game(
     store: StoreDep,
     pages: PagesDep,
     player: PlayerDep,
-    rules: Annotated[Rules, Form()] = Rules.EASY,
+    rules_word: Annotated[Literal["easy", "classic"], Form(alias="rules")] = "easy",
     code: Annotated[str, Form(max_length=MAX_CODE_INPUT)] = "",
 ) -> Response:
+    rules = Rules.from_word(rules_word)
     if code.strip():
         try:
             parsed = GameCode.parse(code)
@@ -164,10 +165,11 @@ def show_new_game(request: Request, pages: Pages, stored: StoredGame) -> Respons
     if not is_htmx(request):
         return RedirectResponse(page_url(stored.game), status_code=303)
     event = Event(Happened.DEALT)
+    # The game swaps in whole; the New game window's form comes back fresh (out of band).
     return pages.blocks(
         GAME_PAGE,
-        ["game"],
-        game_context(request, stored, event=event),
+        ["game", "new_game_form"],
+        game_context(request, stored, event=event, form_oob=True),
         headers={"HX-Push-Url": page_url(stored.game)},
     )
 

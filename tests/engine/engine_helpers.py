@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterable
+
 from app.engine import DECK, DRAW, Card, Deal, Game, GameCode, Rules
 
 
@@ -128,3 +131,42 @@ def craft_deal(script: list[int], rules: Rules = Rules.EASY) -> Deal:
     cards = tuple(c for c in tableau if c is not None)
     assert len(cards) == 28 and len(stock) == 23
     return Deal(cards, waste, tuple(stock))
+
+
+@functools.cache
+def winning_line(code: str, draws: int | None = None) -> tuple[int, ...]:
+    """:func:`find_win` for a deal known to have such a win (cached across tests)."""
+    line = find_win(code, draws=draws)
+    assert line is not None, f"{code} has no win with draws={draws}"
+    return tuple(line)
+
+
+def new_game(code: str, line: Iterable[int] = ()) -> Game:
+    """A game of ``code`` with ``line`` (positions, ``DRAW``) played."""
+    game = Game.from_code(code)
+    game.replay(line)
+    return game
+
+
+def snapshot(game: Game, *, with_moves: bool = True) -> tuple[object, ...]:
+    """Everything observable about a game, to compare before and after.
+
+    ``with_moves=False`` leaves out the move counter (which undo does not take back).
+    """
+    state = game.to_dict()
+    if not with_moves:
+        del state["moves"]
+    return (
+        state,
+        game.describe(),
+        game.score,
+        game.moves if with_moves else None,
+        game.status,
+        game.waste,
+        game.stock_count,
+        game.playable_positions(),
+        game.undo_available,
+        game.line,
+        [game.card_at(p) for p in range(28)],
+        [game.is_exposed(p) for p in range(28)],
+    )

@@ -1,0 +1,207 @@
+"""Playing in a real browser: clicks, keys, the New game window, share links, accessibility."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+from app.engine import DRAW, Game, GameCode, Rules
+from tests.browser.conftest import DESKTOP, PHONE, screenshot
+from tests.support import blocked_by_drawing, won_deal
+
+CODE = "TP1-E-AAAAAAB"
+AXE = next((Path(__file__).parent / "vendor").glob("axe-*.min.js"))
+
+
+def card(page: Page, position: int):  # type: ignore[no-untyped-def]
+    return page.locator(f'#table [data-position="{position}"]')
+
+
+def play_line(page: Page, line: tuple[int, ...]) -> None:
+    for number, action in enumerate(line, start=1):
+        if action == DRAW:
+            page.click("#stock")
+        else:
+            card(page, action).click()
+        expect(page.locator("#moves")).to_have_text(str(number))
+
+
+def test_win_a_game_by_clicks(new_page) -> None:  # type: ignore[no-untyped-def]
+    code, line = won_deal(Rules.EASY)
+    page = new_page()
+    page.goto(f"/g/{code.text()}")
+    play_line(page, line)
+    expect(page.locator("#result")).to_contain_text("You won!")
+    expect(page.locator("#status")).to_contain_text("You won!")
+    final = Game(code)
+    final.replay(line)
+    expect(page.locator("#score")).to_have_text(str(final.score))
+    expect(page.locator("#undo")).to_be_disabled()
+    assert page.url.endswith(f"/g/{code.text()}")  # no page load happened along the way
+    screenshot(page, "won-desktop")
+    assert page.js_errors == []
+
+
+def test_refused_click_with_and_without_error_help(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page()
+    page.goto(f"/g/{CODE}")
+    game = Game.from_code(CODE)
+    wrong = next(p for p in range(18, 28) if p not in game.playable_positions())
+    card(page, 0).click()
+    expect(page.locator("#status")).to_have_text("This card is blocked")
+    card(page, wrong).click()
+    expect(page.locator("#status")).to_have_text("Rank must be one higher or lower")
+    expect(page.locator("#moves")).to_have_text("0")
+    page.click("#error-help")
+    expect(page.locator("#error-help")).to_have_attribute("aria-pressed", "false")
+    page.click("#stock")
+    expect(page.locator("#status")).to_contain_text("Drew")
+    card(page, 0).click()
+    page.wait_for_timeout(300)
+    expect(page.locator("#status")).to_have_text("")
+    page.reload()  # the switch is remembered
+    expect(page.locator("#error-help")).to_have_attribute("aria-pressed", "false")
+
+
+def test_draw_remove_and_undo(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page()
+    page.goto(f"/g/{CODE}")
+    game = Game.from_code(CODE)
+    expect(page.locator("#undo")).to_be_disabled()
+    position = game.playable_positions()[0]
+    card(page, position).click()
+    game.remove(position)
+    expect(page.locator("#waste")).to_have_attribute("aria-label", f"Waste: {game.waste.words()}")
+    expect(page.locator("#score")).to_have_text("499")
+    page.click("#stock")
+    expect(page.locator("#stock-count")).to_have_text("22")
+    page.click("#undo")
+    expect(page.locator("#stock-count")).to_have_text("23")
+    page.click("#undo")
+    expect(card(page, position)).to_have_attribute("aria-label", Game.from_code(CODE).deal.tableau[position].words())
+    expect(page.locator("#moves")).to_have_text("2")
+    expect(page.locator("#score")).to_have_text("500")
+    expect(page.locator("#undo")).to_be_disabled()
+    page.reload()
+    expect(page.locator("#moves")).to_have_text("2")
+
+
+def test_blocked_game(new_page) -> None:  # type: ignore[no-untyped-def]
+    code = blocked_by_drawing()
+    page = new_page()
+    page.goto(f"/g/{code.text()}")
+    for count in range(22, -1, -1):
+        page.click("#stock")
+        expect(page.locator("#stock-count")).to_have_text(str(count))
+    expect(page.locator("#status")).to_have_text("No more possible moves")
+    expect(page.locator("#result")).to_be_visible()
+    expect(page.locator("#undo")).to_be_enabled()
+    screenshot(page, "blocked-desktop")
+    page.click("#undo")
+    expect(page.locator("#stock-count")).to_have_text("1")
+
+
+def test_new_game_window_with_a_bad_and_a_good_code(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page()
+    page.goto(f"/g/{CODE}")
+    page.click("#stock")
+    page.click("#new-game-button")
+    expect(page.locator("#new-game")).to_be_visible()
+    page.fill("#code-input", "TP1-E-NOPE")
+    page.click("#deal")
+    expect(page.locator("#code-error")).to_contain_text("'TP1-E-NOPE' is not a game code")
+    expect(page.locator("#moves")).to_have_text("1")  # the current game stays as it was
+    screenshot(page, "new-game-error-desktop")
+    page.fill("#code-input", "http://example.org/g/tp1-c-aaaaaac")
+    page.locator("input[value=classic]").check()
+    page.click("#deal")
+    expect(page.locator("#code")).to_have_text("TP1-C-AAAAAAC")
+    expect(page.locator("#new-game")).to_be_hidden()
+    expect(page).to_have_url(re.compile(r"/g/TP1-C-AAAAAAC$"))
+    expect(page.locator("#moves")).to_have_text("0")
+    page.reload()
+    expect(page.locator("#code")).to_have_text("TP1-C-AAAAAAC")
+    page.go_back()
+    expect(page.locator("#code")).to_have_text(CODE)
+
+
+def test_share_link_in_a_fresh_browser_shows_the_same_deal(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page(permissions=["clipboard-read", "clipboard-write"])
+    page.goto("/")
+    first = Game.from_code(page.locator("#code").inner_text())
+    position = first.playable_positions()[0] if first.playable_positions() else None
+    if position is not None:
+        card(page, position).click()
+        expect(page.locator("#moves")).to_have_text("1")
+    page.click("#share")
+    expect(page.locator("#status")).to_have_text("Share link copied")
+    link = page.evaluate("navigator.clipboard.readText()")
+    assert link.endswith("/g/" + first.code_text())
+    friend = new_page()
+    friend.goto(link)
+    expect(friend.locator("#moves")).to_have_text("0")
+    for p in range(18, 28):
+        expect(card(friend, p)).to_have_attribute("aria-label", first.deal.tableau[p].words())
+    expect(page.locator("#moves")).to_have_text("1" if position is not None else "0")
+
+
+def test_keyboard_only_play(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page()
+    page.goto(f"/g/{CODE}")
+    game = Game.from_code(CODE)
+    target = game.playable_positions()[0]
+    page.keyboard.press("Tab")
+    for _ in range(40):
+        focused = page.evaluate("document.activeElement.dataset.position")
+        if focused == str(target):
+            break
+        page.keyboard.press("Tab")
+    else:
+        raise AssertionError("could not reach the card with Tab")
+    page.keyboard.press("Enter")
+    expect(page.locator("#moves")).to_have_text("1")
+    # Focus stays on the table, on a card still there.
+    assert page.evaluate("!!document.activeElement.closest('#table')")
+    page.keyboard.press("d")
+    expect(page.locator("#moves")).to_have_text("2")
+    page.keyboard.press("u")
+    expect(page.locator("#stock-count")).to_have_text("23")
+    focused = page.evaluate("document.activeElement.dataset.position")
+    page.keyboard.press(" ")
+    page.wait_for_timeout(200)
+    assert focused is not None
+    page.keyboard.press("n")
+    expect(page.locator("#new-game")).to_be_visible()
+    expect(page.locator("#code-input")).to_be_focused()
+
+
+def test_layout_fits_desktop_and_phone_and_passes_axe(new_page) -> None:  # type: ignore[no-untyped-def]
+    for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+        page = new_page(viewport=viewport)
+        page.goto(f"/g/{CODE}")
+        page.click("#stock")
+        expect(page.locator("#moves")).to_have_text("1")
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        box = card(page, 27).bounding_box()
+        assert box is not None and box["x"] + box["width"] <= viewport["width"]
+        screenshot(page, f"game-{name}")
+        page.add_script_tag(path=str(AXE))
+        result = page.evaluate("axe.run(document, {runOnly: ['wcag2a', 'wcag2aa', 'best-practice']})")
+        violations = [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in result["violations"]]
+        assert violations == [], violations
+        page.click("#new-game-button")
+        screenshot(page, f"new-game-{name}")
+
+
+def test_reduced_motion_turns_animations_off(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page(reduced_motion="reduce")
+    page.goto(f"/g/{CODE}")
+    page.click("#stock")
+    name = page.evaluate("getComputedStyle(document.querySelector('#waste .card')).animationName")
+    assert name == "none"
+    moving = new_page()
+    moving.goto(f"/g/{GameCode.parse(CODE).text()}")
+    moving.click("#stock")
+    assert moving.evaluate("getComputedStyle(document.querySelector('#waste .card')).animationName") == "arrive"

@@ -1,0 +1,65 @@
+"""Test helpers shared by the web and browser tests: finding deals with a known outcome.
+
+These searches are plain depth-first searches over the engine, independent of the
+app's solver, so tests that use them do not depend on the solver being right.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from app.engine import DRAW, Game, GameCode, Rules, Status
+
+
+def winning_line(game: Game, node_limit: int = 200_000) -> list[int] | None:
+    """A line of actions (positions, or DRAW) that wins from the game's state, or None."""
+    seen: set[tuple[int, int, str]] = set()
+    line: list[int] = []
+    nodes = 0
+
+    def search(g: Game) -> bool:
+        nonlocal nodes
+        nodes += 1
+        if g.status is Status.WON:
+            return True
+        if nodes > node_limit:
+            return False
+        key = (g.removed_mask, g.drawn, g.waste.text())
+        if key in seen:
+            return False
+        seen.add(key)
+        for action in [*g.playable_positions(), *([DRAW] if g.can_draw() else [])]:
+            g.replay([action])
+            line.append(action)
+            if search(g):
+                return True
+            line.pop()
+            g.undo()
+        return False
+
+    g = game.copy()
+    g.undo_limit = 10**6
+    return list(line) if search(g) else None
+
+
+@cache
+def won_deal(rules: Rules = Rules.EASY, start: int = 1) -> tuple[GameCode, tuple[int, ...]]:
+    """The first deal from ``start`` on with a winning line the search finds quickly."""
+    for number in range(start, start + 500):
+        code = GameCode(rules, number)
+        line = winning_line(Game(code), node_limit=20_000)
+        if line is not None:
+            return code, tuple(line)
+    raise AssertionError("no winnable deal found")
+
+
+@cache
+def blocked_by_drawing(rules: Rules = Rules.EASY) -> GameCode:
+    """A deal that is blocked after drawing all 23 stock cards without removing any."""
+    for number in range(1, 5000):
+        game = Game(GameCode(rules, number))
+        for _ in range(23):
+            game.draw()
+        if game.status is Status.BLOCKED:
+            return game.code
+    raise AssertionError("no such deal found")
