@@ -15,6 +15,7 @@ import enum
 import re
 import secrets
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 from app.engine.cards import DECK, Card
@@ -102,7 +103,7 @@ class GameCode:
         return f"GameCode.parse({self.text()!r})"
 
     def deal(self) -> Deal:
-        return Deal.from_number(self.number)
+        return _cached_deal(self.number)
 
     @classmethod
     def parse(cls, text: str) -> GameCode:
@@ -174,6 +175,12 @@ def shuffle_tp1(number: int) -> tuple[Card, ...]:
         j = z % bound
         cards[i], cards[j] = cards[j], cards[i]
     return tuple(cards)
+
+
+@lru_cache(maxsize=4096)
+def _cached_deal(number: int) -> Deal:
+    """Deals are immutable and pure: a server loading the same games over and over shuffles once."""
+    return Deal.from_number(number)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final
 
 from app.engine.cards import Card
@@ -126,6 +127,19 @@ def ranks_adjacent(a: int, b: int, rules: Rules) -> bool:
     return b in _adjacent_ranks(a, rules)
 
 
+@lru_cache(maxsize=4096)
+def _playable_by_rank(code: GameCode) -> tuple[int, ...]:
+    """For each waste rank (1-13), the mask of positions whose card may go on it."""
+    tableau = code.deal().tableau
+    by_rank = [0] * 14
+    for waste_rank in range(1, 14):
+        fits = _adjacent_ranks(waste_rank, code.rules)
+        for p, card in enumerate(tableau):
+            if card.rank in fits:
+                by_rank[waste_rank] |= 1 << p
+    return tuple(by_rank)
+
+
 class Game:
     """One game of a deal: ``Game.from_code("TP1-E-AAAAAAB")``, ``remove``, ``draw``, ``undo``."""
 
@@ -152,14 +166,7 @@ class Game:
         self._moves = 0
         self._undo_available = 0
         self._waste = self._deal.waste
-        # For each waste rank, the positions whose card may go on it.
-        by_rank = [0] * 14
-        for waste_rank in range(1, 14):
-            fits = _adjacent_ranks(waste_rank, code.rules)
-            for p, card in enumerate(self._deal.tableau):
-                if card.rank in fits:
-                    by_rank[waste_rank] |= 1 << p
-        self._playable_by_rank = tuple(by_rank)
+        self._playable_by_rank = _playable_by_rank(code)
 
     @classmethod
     def from_code(cls, text: str) -> Game:

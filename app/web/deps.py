@@ -1,4 +1,8 @@
-"""Typed dependencies: the store, the page renderer, the player."""
+"""Typed dependencies: the store, the page renderer, the player.
+
+They are ``async def`` on purpose: they do no I/O, and FastAPI runs a plain ``def``
+dependency in the thread pool, a thread hop per dependency per request.
+"""
 
 from __future__ import annotations
 
@@ -10,15 +14,15 @@ from app.store import GameStore, StoredGame
 from app.web.render import Pages
 
 
-def get_store(request: Request) -> GameStore:
+async def get_store(request: Request) -> GameStore:
     return cast(GameStore, request.app.state.store)
 
 
-def get_pages(request: Request) -> Pages:
+async def get_pages(request: Request) -> Pages:
     return cast(Pages, request.app.state.pages)
 
 
-def get_player(request: Request) -> str:
+async def get_player(request: Request) -> str:
     return cast(str, request.state.player)
 
 

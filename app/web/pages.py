@@ -16,7 +16,7 @@ from typing import Annotated, Any, Final, Literal
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.engine import CodeError, Game, GameCode, RefusedAction, Rules
+from app.engine import Card, CodeError, Game, GameCode, RefusedAction, Rules
 from app.store import GameStore, StoredGame, VersionConflict
 from app.web.deps import PagesDep, PlayerDep, StoreDep, players_game
 from app.web.render import Pages, is_htmx
@@ -35,11 +35,13 @@ def error_help_on(request: Request) -> bool:
 
 
 def share_url(request: Request, game: Game) -> str:
-    return str(request.url_for("deal_page", code=game.code_text()))
+    """The absolute link that deals this game's code for whoever opens it."""
+    return f"{request.base_url}g/{game.code_text()}"
 
 
 def game_context(
     request: Request,
+    pages: Pages,
     stored: StoredGame,
     *,
     event: Event | None = None,
@@ -53,7 +55,10 @@ def game_context(
         "game_id": stored.id,
         "game": game,
         "status": game.status.value,
-        "slots": slots(game, turned=turned),
+        "slot_html": [
+            pages.slot_html(slot, Card.words(slot.card) if slot.card else "", "hidden card")
+            for slot in slots(game, turned=turned)
+        ],
         "event": event,
         "error_help": error_help_on(request),
         "share_url": share_url(request, game),
@@ -110,7 +115,7 @@ def deal_page(
     if parsed.text() != code:
         return RedirectResponse(f"/g/{parsed.text()}", status_code=308)
     stored = deal_for(store, player, parsed)
-    return pages.page(GAME_PAGE, game_context(request, stored))
+    return pages.page(GAME_PAGE, game_context(request, pages, stored))
 
 
 @router.get("/new", name="new_game_page")
@@ -169,7 +174,7 @@ def show_new_game(request: Request, pages: Pages, stored: StoredGame) -> Respons
     return pages.blocks(
         GAME_PAGE,
         ["game", "new_game_form"],
-        game_context(request, stored, event=event, form_oob=True),
+        game_context(request, pages, stored, event=event, form_oob=True),
         headers={"HX-Push-Url": page_url(stored.game)},
     )
 
@@ -209,12 +214,12 @@ def act(
         event = Event(Happened.REFUSED, refusal=refused.refusal)
         if not is_htmx(request):
             return pages.page(
-                GAME_PAGE, game_context(request, stored, event=event), status_code=409
+                GAME_PAGE, game_context(request, pages, stored, event=event), status_code=409
             )
         return pages.blocks(
             GAME_PAGE,
             ["status"],
-            game_context(request, stored, event=event, oob=True),
+            game_context(request, pages, stored, event=event, oob=True),
             status_code=409,
         )
     try:
@@ -230,7 +235,7 @@ def act(
     return pages.blocks(
         GAME_PAGE,
         ACTION_BLOCKS,
-        game_context(request, stored, event=event, turned=turned, oob=True),
+        game_context(request, pages, stored, event=event, turned=turned, oob=True),
     )
 
 

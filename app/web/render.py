@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
-from functools import cache
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Final
 
 import jinja2
+from markupsafe import Markup
 from jinja2_fragments import render_blocks
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
@@ -44,6 +45,7 @@ def vendored(package: str) -> dict[str, str]:
 
 
 def make_environment() -> jinja2.Environment:
+    """The Jinja2 environment of every page: autoescaped, with the i18n extension."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
         autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
@@ -51,12 +53,28 @@ def make_environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
+        auto_reload=False,
     )
     env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
     env.globals["static_url"] = static_url
     env.globals["vendored"] = vendored
     env.globals["card_words"] = Card.words
     return env
+
+
+def _memoized_macro(env: jinja2.Environment, template: str, name: str) -> Callable[..., Markup]:
+    """A template macro whose output is kept per distinct arguments (all hashable).
+
+    The table repeats the same 28 slot shapes over and over; each is rendered once
+    (per language) from its template and then reused.
+    """
+    macro = getattr(env.get_template(template).module, name)
+
+    @lru_cache(maxsize=8192)
+    def cached(*args: Hashable) -> Markup:
+        return Markup(macro(*args).strip())
+
+    return cached
 
 
 def is_htmx(request: Request) -> bool:
@@ -68,6 +86,8 @@ class Pages:
 
     def __init__(self, env: jinja2.Environment) -> None:
         self.env = env
+        self.slot_html = _memoized_macro(env, "_slot.html", "slot_html")
+        """``slot_html(slot, card_name, hidden_label)``: one tableau position's HTML."""
 
     def page(
         self,

@@ -101,5 +101,6 @@ def new_page(browser, live_server):  # type: ignore[no-untyped-def]
 def screenshot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
+    page.wait_for_timeout(400)  # let the card animations finish
     page.screenshot(path=str(path), full_page=True)
     return path

@@ -1,0 +1,262 @@
+"""Web benchmark: the move request against a trivial endpoint, over real HTTP on loopback.
+
+Starts uvicorn (one worker) in a subprocess, then drives it with simulated players,
+each with its own cookie, playing real games through the htmx routes (remove, draw,
+undo, new game when a game ends). Prints:
+
+* closed-loop throughput (every player sends its next request as soon as the last
+  one is answered) for the move request and for ``/healthz`` in the same run, and
+  their ratio (the figure that counts on a noisy machine);
+* latency p50/p99 of the move request at N players who think between moves
+  (``--think`` ms, as people do), and of ``/healthz`` under the same load;
+* bytes: the full page, the board fragment of a move, everything the first page
+  load downloads, raw and gzipped.
+
+    .venv/bin/python bench/web.py [--players 50] [--seconds 10] [--think 250]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import os
+import random
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.engine import Game, Status  # noqa: E402
+
+HX = {"HX-Request": "true"}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(database_url: str, data: str) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    env = {
+        **os.environ,
+        "TRIPEAKS_DATABASE_URL": database_url,
+        "TRIPEAKS_DATA_DIR": data,
+        "TRIPEAKS_SECRET_KEY": "bench-secret-key-0123456789abcdef",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "app.web.main:create_app", "--factory",
+         "--port", str(port), "--log-level", "warning", "--no-access-log"],
+        cwd=ROOT, env=env,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            if httpx.get(url + "/healthz").status_code == 200:
+                return process, url
+        except httpx.TransportError:
+            time.sleep(0.05)
+    process.kill()
+    raise SystemExit("server did not start")
+
+
+class Response:
+    def __init__(self, status_code: int, headers: dict[str, str], content: bytes) -> None:
+        self.status_code, self.headers, self.content = status_code, headers, content
+
+    @property
+    def text(self) -> str:
+        return self.content.decode()
+
+
+class RawClient:
+    """A minimal HTTP/1.1 keep-alive client on asyncio streams, with one cookie jar.
+
+    httpx costs the load generator more CPU per request than the server spends on a
+    trivial endpoint; on a 2-core machine that would measure the client, not the server.
+    """
+
+    def __init__(self, url: str) -> None:
+        host, port = url.removeprefix("http://").split(":")
+        self.host, self.port = host, int(port)
+        self.cookies: dict[str, str] = {}
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def request(self, method: str, path: str, data: dict[str, object] | None = None,
+                      headers: dict[str, str] | None = None) -> Response:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        body = "&".join(f"{k}={v}" for k, v in (data or {}).items()).encode()
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {self.host}", f"Content-Length: {len(body)}"]
+        if data is not None:
+            lines.append("Content-Type: application/x-www-form-urlencoded")
+        if self.cookies:
+            lines.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in self.cookies.items()))
+        lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        assert self.reader is not None
+        head = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        status = int(head[0].split()[1])
+        response_headers: dict[str, str] = {}
+        for line in head[1:]:
+            if ":" in line:
+                name, value = line.split(":", 1)
+                name, value = name.lower(), value.strip()
+                if name == "set-cookie":
+                    key, _, rest = value.partition("=")
+                    self.cookies[key] = rest.split(";", 1)[0]
+                response_headers[name] = value
+        content = await self.reader.readexactly(int(response_headers.get("content-length", "0")))
+        return Response(status, response_headers, content)
+
+    async def post(self, path: str, data: dict[str, object] | None = None,
+                   headers: dict[str, str] | None = None) -> Response:
+        return await self.request("POST", path, data if data is not None else {}, headers)
+
+    async def get(self, path: str) -> Response:
+        return await self.request("GET", path)
+
+    async def aclose(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+class Player:
+    def __init__(self, url: str, seed: int) -> None:
+        self.client = RawClient(url)
+        self.random = random.Random(seed)
+        self.game: Game | None = None
+        self.game_id = ""
+
+    async def new_game(self) -> None:
+        response = await self.client.post("/new", data={"rules": "easy"}, headers=HX)
+        self.game_id = re.search(r'data-game-id="([^"]+)"', response.text).group(1)  # type: ignore[union-attr]
+        code = response.headers["hx-push-url"].rsplit("/", 1)[1]
+        self.game = Game.from_code(code)
+
+    async def move(self) -> tuple[float, int]:
+        """One real move; returns its latency in seconds and the response size."""
+        game = self.game
+        assert game is not None
+        if game.status is not Status.PLAYING:
+            await self.new_game()
+            game = self.game
+            assert game is not None
+        playable = game.playable_positions()
+        roll = self.random.random()
+        start = time.perf_counter()
+        if game.undo_available and roll < 0.1:
+            response = await self.client.post(f"/games/{self.game_id}/undo", headers=HX)
+            game.undo()
+        elif playable and (roll < 0.75 or not game.can_draw()):
+            position = self.random.choice(playable)
+            response = await self.client.post(
+                f"/games/{self.game_id}/remove", data={"position": position}, headers=HX
+            )
+            game.remove(position)
+        else:
+            response = await self.client.post(f"/games/{self.game_id}/draw", headers=HX)
+            game.draw()
+        elapsed = time.perf_counter() - start
+        if response.status_code != 200:
+            raise RuntimeError(f"move answered {response.status_code}: {response.text[:200]}")
+        return elapsed, len(response.content)
+
+    async def trivial(self) -> tuple[float, int]:
+        start = time.perf_counter()
+        response = await self.client.get("/healthz")
+        return time.perf_counter() - start, len(response.content)
+
+
+async def run(players: list[Player], what: str, seconds: float, think_ms: float) -> list[float]:
+    deadline = time.perf_counter() + seconds
+    latencies: list[float] = []
+
+    async def loop(player: Player) -> None:
+        while time.perf_counter() < deadline:
+            elapsed, _ = await (player.move() if what == "move" else player.trivial())
+            latencies.append(elapsed)
+            if think_ms:
+                await asyncio.sleep(player.random.uniform(0.5, 1.5) * think_ms / 1000)
+
+    await asyncio.gather(*(loop(p) for p in players))
+    return latencies
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+async def first_load(url: str) -> dict[str, int]:
+    async with httpx.AsyncClient(base_url=url, follow_redirects=True) as client:
+        page = await client.get("/g/TP1-E-AAAAAAB")
+        assets = re.findall(r'(?:href|src)="(/static/[^"]+)"', page.text)
+        bodies = [page.content] + [(await client.get(a)).content for a in assets]
+        game_id = re.search(r'data-game-id="([^"]+)"', page.text).group(1)  # type: ignore[union-attr]
+        fragment = await client.post(f"/games/{game_id}/draw", headers=HX)
+    return {
+        "page": len(page.content),
+        "page_gzip": len(gzip.compress(page.content)),
+        "fragment": len(fragment.content),
+        "fragment_gzip": len(gzip.compress(fragment.content)),
+        "first_load": sum(len(b) for b in bodies),
+        "first_load_gzip": sum(len(gzip.compress(b)) for b in bodies),
+        "files": len(bodies),
+    }
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as data:
+        url_db = args.database_url or f"sqlite:///{data}/bench.db"
+        process, url = start_server(url_db, data)
+        try:
+            sizes = await first_load(url)
+            players = [Player(url, seed) for seed in range(args.players)]
+            await asyncio.gather(*(p.new_game() for p in players))
+            await run(players, "move", 1, 0)  # warm up
+            print(f"server: uvicorn, 1 worker, store {url_db.split(':')[0]}; {args.players} players; "
+                  f"{os.cpu_count()} cores shared with the load generator")
+            results = {}
+            for what in ("move", "trivial"):
+                lat = await run(players, what, args.seconds, 0)
+                results[what] = len(lat) / args.seconds
+                print(f"closed loop {what:8s}: {results[what]:8.0f} req/s  p50 {pct(lat, .5):6.1f} ms  p99 {pct(lat, .99):6.1f} ms")
+            print(f"move / trivial throughput ratio: {results['move'] / results['trivial']:.2f}")
+            for what in ("move", "trivial"):
+                lat = await run(players, what, args.seconds, args.think)
+                print(f"{args.players} players thinking ~{args.think:.0f} ms, {what:8s}: {len(lat) / args.seconds:6.0f} req/s  "
+                      f"p50 {pct(lat, .5):6.1f} ms  p99 {pct(lat, .99):6.1f} ms")
+            print(f"full page {sizes['page']} B ({sizes['page_gzip']} B gzipped); board fragment "
+                  f"{sizes['fragment']} B ({sizes['fragment_gzip']} B gzipped)")
+            print(f"first load: {sizes['files']} files, {sizes['first_load']} B raw, {sizes['first_load_gzip']} B gzipped")
+            for p in players:
+                await p.client.aclose()
+        finally:
+            process.terminate()
+            process.wait(10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--players", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--think", type=float, default=250, help="mean think time between moves, ms")
+    parser.add_argument("--database-url", default="memory://", help="the server's store (default: in-process memory)")
+    asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
