@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import datetime as dt
 from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -14,10 +16,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.store.base import GameStore
 from app.store.factory import open_store
-from app.web import api, pages
+from app.web import api, pages, records
 from app.web.limits import BodySizeLimitMiddleware
 from app.web.players import PlayerCookieMiddleware
 from app.web.render import STATIC_DIR, Pages, make_environment
+from app.web.security import SecurityMiddleware
 from app.web.settings import Settings
 
 
@@ -27,9 +30,22 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.store = store if store is not None else open_store(settings.database_url)
+        cleanup = None
+        if settings.idle_days > 0:  # idle unfinished games: removed at start, then periodically
+            cleanup = asyncio.create_task(
+                records.clean_idle_games(
+                    app.state.store,
+                    dt.timedelta(days=settings.idle_days),
+                    dt.timedelta(hours=settings.cleanup_every_hours),
+                )
+            )
         try:
             yield
         finally:
+            if cleanup is not None:
+                cleanup.cancel()
+                with suppress(asyncio.CancelledError):
+                    await cleanup
             if store is None:
                 app.state.store.close()
 
@@ -43,6 +59,7 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
     app.state.pages = Pages(make_environment())
     app.include_router(pages.router)
     app.include_router(api.router)
+    app.include_router(records.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
     @app.get("/healthz", include_in_schema=False)
@@ -61,6 +78,7 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
 
     app.add_middleware(PlayerCookieMiddleware, secret=settings.signing_key(), secure=settings.cookie_secure)
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(SecurityMiddleware)
     return app
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Final
 
 import jinja2
-from markupsafe import Markup
 from jinja2_fragments import render_blocks
+from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 

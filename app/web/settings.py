@@ -11,8 +11,14 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="TRIPEAKS_", extra="ignore")
 
-    database_url: str = "memory://"
+    database_url: str = "sqlite:///./data/tripeaks.db"
     """Where games live: ``sqlite:///path``, ``postgresql+psycopg://…`` or ``memory://``."""
+
+    idle_days: float = 30.0
+    """Unfinished games untouched this long are removed (their results kept); 0 turns it off."""
+
+    cleanup_every_hours: float = 24.0
+    """How often idle games are looked for (also once at start)."""
 
     secret_key: str | None = None
     """Signs the player cookie. Unset: a key is made once and kept in ``data_dir/secret_key``."""

@@ -84,17 +84,24 @@ def new_page(browser, live_server):  # type: ignore[no-untyped-def]
     contexts = []
 
     def make(viewport: dict[str, int] = DESKTOP, **options):  # type: ignore[no-untyped-def]
-        context = browser.new_context(viewport=viewport, base_url=live_server, bypass_csp=True, **options)
+        context = browser.new_context(viewport=viewport, base_url=live_server, **options)
         context.set_default_timeout(10_000)
         contexts.append(context)
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
+        # A script or style the Content-Security-Policy blocks is a bug: record it.
+        page.on(
+            "console",
+            lambda message: errors.append(message.text) if "Content Security Policy" in message.text else None,
+        )
         page.js_errors = errors
         return page
 
     yield make
     for context in contexts:
+        for page in context.pages:
+            assert not [e for e in page.js_errors if "Content Security Policy" in e], page.js_errors
         context.close()
 
 
@@ -102,5 +109,5 @@ def screenshot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
     page.wait_for_timeout(400)  # let the card animations finish
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=True, caret="initial")  # "hide" injects a style CSP refuses
     return path

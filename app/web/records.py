@@ -1,0 +1,342 @@
+"""Deal records and player statistics: the JSON API, the ``/stats`` page, the game page's lines.
+
+For the game page (``app/web/pages.py`` and ``templates/game.html``), two plain
+functions, both blocking (call them from ``def`` routes, which run in the thread pool):
+
+``records_context(store, stored, player) -> dict[str, Any]``
+    Everything the game page shows about records, to merge into its context:
+    ``{"record_line": str, "announcement": Announcement | None}``.
+    ``record_line`` is the deal's record in words, for before and during play:
+    "Record: 761 by Dana", "Record: 761 by you", "Nobody has won this deal yet;
+    best: 3 cards left by Dana", "No record yet: be the first to win this deal".
+    ``announcement`` is set only on a game that has just ended (won, or blocked)
+    when its result made history: first to win the deal, a new record, or the
+    best unfinished result. ``announcement.text`` is the sentence;
+    ``announcement.kind`` the :class:`~app.store.base.Feat` (for a CSS class).
+
+``record_line(record, viewer) -> str`` and ``announcement(store, stored) -> Announcement | None``
+    The two halves, for a caller that has the :class:`DealRecord` already.
+
+Routes: ``GET /api/deals/{code}/record``, ``GET /api/players/me/stats``,
+``PUT /api/players/me/name``, ``GET /stats`` and ``POST /players/me/name``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+from dataclasses import dataclass
+from typing import Annotated, Any, Final, Literal
+
+import anyio.to_thread
+from fastapi import APIRouter, Body, Form, HTTPException, Request
+from fastapi.responses import RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.engine import CodeError, GameCode, Status
+from app.store.base import (
+    DISPLAY_NAME_MAX,
+    BadDisplayName,
+    DealRecord,
+    Feat,
+    GameStore,
+    Holder,
+    PlayerStats,
+    StoredGame,
+)
+from app.web.deps import PagesDep, PlayerDep, StoreDep
+
+log = logging.getLogger("tripeaks.records")
+
+router = APIRouter(tags=["records"])
+
+STATS_PAGE: Final = "stats.html"
+MAX_NAME_INPUT: Final = 200
+
+
+# -- what the game page shows -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Announcement:
+    kind: Feat
+    text: str
+
+
+def cards(n: int) -> str:
+    return f"{n} card left" if n == 1 else f"{n} cards left"
+
+
+def who(holder: Holder, viewer: str | None) -> str:
+    if viewer is not None and holder.player == viewer:
+        return "you"
+    return holder.name or "an anonymous player"
+
+
+def record_line(record: DealRecord | None, viewer: str | None) -> str:
+    """The deal's record in words, as the game page shows it before and during play."""
+    if record is not None and record.best_score is not None and record.best_holder is not None:
+        return f"Record: {record.best_score} by {who(record.best_holder, viewer)}"
+    if (
+        record is not None
+        and record.best_cards_left is not None
+        and record.best_unfinished_holder is not None
+    ):
+        by = who(record.best_unfinished_holder, viewer)
+        return f"Nobody has won this deal yet; best: {cards(record.best_cards_left)} by {by}"
+    return "No record yet: be the first to win this deal"
+
+
+def announcement(store: GameStore, stored: StoredGame) -> Announcement | None:
+    """What the player made history with, shown when their game has just ended; else ``None``."""
+    game = stored.game
+    if game.status is Status.PLAYING:
+        return None
+    result = store.result(stored.id)
+    if result is None or not result.feats:
+        return None
+    won = game.status is Status.WON
+    if result.won != won or result.cards_left != game.cards_left():
+        return None  # an earlier, better end of this game made the history, not this one
+    if Feat.FIRST_WIN in result.feats:
+        return Announcement(Feat.FIRST_WIN, "You are the first to win this deal!")
+    if Feat.NEW_RECORD in result.feats:
+        return Announcement(
+            Feat.NEW_RECORD, f"New record! {result.score} is the best score on this deal."
+        )
+    if Feat.BEST_UNFINISHED in result.feats:
+        record = store.deal_record(game.code)
+        if record is not None and record.wins:
+            text = f"Your {cards(result.cards_left)} is the best unfinished result on this deal."
+        else:
+            text = (
+                f"Nobody has won this deal yet, and your {cards(result.cards_left)}"
+                " is its best result."
+            )
+        return Announcement(Feat.BEST_UNFINISHED, text)
+    return None
+
+
+def records_context(store: GameStore, stored: StoredGame, player: str | None) -> dict[str, Any]:
+    """``{"record_line": …, "announcement": …}`` for the game page's context."""
+    return {
+        "record_line": record_line(store.deal_record(stored.game.code), player),
+        "announcement": announcement(store, stored),
+    }
+
+
+# -- JSON API ---------------------------------------------------------------------------------
+
+
+class HolderOut(BaseModel):
+    by: str | None = Field(description="The holder's display name; null when anonymous")
+    you: bool = Field(description="Whether the player asking holds it")
+    at: dt.datetime
+
+
+class FirstWin(HolderOut):
+    score: int
+
+
+class BestScore(HolderOut):
+    score: int
+
+
+class BestUnfinished(HolderOut):
+    cards_left: int = Field(description="Fewest cards left on the peaks by a game that did not win")
+
+
+class DealRecordOut(BaseModel):
+    code: str
+    rules: Literal["easy", "classic"]
+    wins: int = Field(description="Games that won this deal")
+    finished: int = Field(description="Games with a result on this deal, won or not")
+    first_win: FirstWin | None
+    best_score: BestScore | None
+    best_unfinished: BestUnfinished | None
+    line: str = Field(examples=["Record: 761 by Dana"])
+
+
+class StatsOut(BaseModel):
+    rules: Literal["easy", "classic"]
+    played: int
+    won: int
+    win_rate: float = Field(description="won / played, 0 when nothing was played")
+    best_score: int | None
+    current_streak: int
+    longest_streak: int
+
+
+class PlayerOut(BaseModel):
+    display_name: str | None
+    stats: list[StatsOut]
+
+
+class NameIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str | None = Field(
+        max_length=MAX_NAME_INPUT, description="1 to 40 characters; null or blank: anonymous"
+    )
+
+
+class Problem(BaseModel):
+    detail: str
+
+
+def holder_fields(holder: Holder, viewer: str) -> dict[str, Any]:
+    return {"by": holder.name, "you": holder.player == viewer, "at": holder.at}
+
+
+def deal_record_out(code: GameCode, record: DealRecord | None, viewer: str) -> DealRecordOut:
+    first = best = unfinished = None
+    if record is not None:
+        if record.first_winner is not None and record.first_win_score is not None:
+            first = FirstWin(score=record.first_win_score, **holder_fields(record.first_winner, viewer))
+        if record.best_holder is not None and record.best_score is not None:
+            best = BestScore(score=record.best_score, **holder_fields(record.best_holder, viewer))
+        if record.best_unfinished_holder is not None and record.best_cards_left is not None:
+            unfinished = BestUnfinished(
+                cards_left=record.best_cards_left,
+                **holder_fields(record.best_unfinished_holder, viewer),
+            )
+    return DealRecordOut(
+        code=code.text(),
+        rules=code.rules.word,  # type: ignore[arg-type]
+        wins=record.wins if record else 0,
+        finished=record.finished if record else 0,
+        first_win=first,
+        best_score=best,
+        best_unfinished=unfinished,
+        line=record_line(record, viewer),
+    )
+
+
+def stats_out(stats: PlayerStats) -> StatsOut:
+    return StatsOut(
+        rules=stats.rules.word,  # type: ignore[arg-type]
+        played=stats.played,
+        won=stats.won,
+        win_rate=round(stats.win_rate, 4),
+        best_score=stats.best_score,
+        current_streak=stats.current_streak,
+        longest_streak=stats.longest_streak,
+    )
+
+
+@router.get(
+    "/api/deals/{code}/record",
+    response_model=DealRecordOut,
+    responses={422: {"model": Problem, "description": "Not a game code"}},
+)
+def get_deal_record(code: str, store: StoreDep, player: PlayerDep) -> DealRecordOut:
+    """The deal's record: its first winner, best score and best unfinished result.
+
+    Every valid code names a deal, so a deal nobody has finished yet is 200 with
+    ``null`` parts and zero counts, not 404. The code is read leniently (any case,
+    ``N`` for easy) and answered in its canonical form.
+    """
+    try:
+        parsed = GameCode.parse(code)
+    except CodeError as error:
+        raise HTTPException(422, str(error)) from None
+    return deal_record_out(parsed, store.deal_record(parsed), player)
+
+
+@router.get("/api/players/me/stats", response_model=PlayerOut)
+def get_my_stats(store: StoreDep, player: PlayerDep) -> PlayerOut:
+    """The player's statistics per rule set (the player is the one the cookie names)."""
+    return PlayerOut(
+        display_name=store.display_name(player),
+        stats=[stats_out(s) for s in store.player_stats(player)],
+    )
+
+
+@router.put(
+    "/api/players/me/name",
+    response_model=PlayerOut,
+    responses={422: {"model": Problem, "description": "A name the game does not accept"}},
+)
+def put_my_name(body: Annotated[NameIn, Body()], store: StoreDep, player: PlayerDep) -> PlayerOut:
+    """Set the display name shown with the player's records (null or blank: anonymous)."""
+    try:
+        store.set_display_name(player, body.name)
+    except BadDisplayName as error:
+        raise HTTPException(422, str(error)) from None
+    return get_my_stats(store, player)
+
+
+# -- the statistics page ----------------------------------------------------------------------
+
+
+def stats_context(
+    request: Request,
+    store: GameStore,
+    player: str,
+    *,
+    name_input: str | None = None,
+    name_error: str | None = None,
+    saved: bool = False,
+) -> dict[str, Any]:
+    name = store.display_name(player)
+    return {
+        "request": request,
+        "stats": store.player_stats(player),
+        "display_name": name,
+        "name_input": name if name_input is None else name_input[:MAX_NAME_INPUT],
+        "name_error": name_error,
+        "name_max": DISPLAY_NAME_MAX,
+        "saved": saved,
+        "oob": False,
+    }
+
+
+@router.get("/stats", name="stats_page", include_in_schema=False)
+def stats_page(request: Request, store: StoreDep, pages: PagesDep, player: PlayerDep) -> Response:
+    saved = request.query_params.get("saved") == "1"
+    return pages.page(STATS_PAGE, stats_context(request, store, player, saved=saved))
+
+
+@router.post("/players/me/name", name="set_name", include_in_schema=False)
+def set_name(
+    request: Request,
+    store: StoreDep,
+    pages: PagesDep,
+    player: PlayerDep,
+    name: Annotated[str, Form(max_length=MAX_NAME_INPUT)] = "",
+) -> Response:
+    try:
+        store.set_display_name(player, name)
+    except BadDisplayName as error:
+        context = stats_context(request, store, player, name_input=name, name_error=str(error))
+        return pages.page(STATS_PAGE, context, status_code=400)
+    return RedirectResponse("/stats?saved=1", status_code=303)
+
+
+# -- idle cleanup -----------------------------------------------------------------------------
+
+
+async def clean_idle_games(store: GameStore, idle: dt.timedelta, every: dt.timedelta) -> None:
+    """Remove idle unfinished games now and then every ``every``, in a worker thread.
+
+    Run as a task from the app's lifespan; it never blocks the event loop, and a
+    failure (the database briefly unreachable) is logged and tried again next time.
+    """
+    while True:
+        try:
+            removed = await anyio.to_thread.run_sync(store.cleanup_idle, idle)
+            if removed:
+                log.info("removed %d games idle for more than %s", removed, idle)
+        except Exception:
+            log.exception("idle game cleanup failed; trying again later")
+        await asyncio.sleep(every.total_seconds())
+
+
+__all__ = [
+    "Announcement",
+    "announcement",
+    "clean_idle_games",
+    "record_line",
+    "records_context",
+    "router",
+]
