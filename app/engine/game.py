@@ -407,7 +407,8 @@ class Game:
             game.replay(DRAW if a == DRAW else _position(a) for a in line)
         except (RefusedAction, PositionError) as error:
             raise StateError(f"not a stored game: its line is not playable ({error})") from None
-        if not len(line) <= moves or not 0 <= undo <= min(len(line), UNDO_LIMIT):
+        # Every action in effect can be undone (up to the limit): the counter follows the line.
+        if not len(line) <= moves or undo != min(len(line), UNDO_LIMIT):
             raise StateError("not a stored game: its counters do not fit its line")
         game._moves, game._undo_available = moves, undo
         return game

@@ -81,6 +81,17 @@ class CraftedCode(GameCode):
     def deal(self) -> Deal:
         return self.crafted  # type: ignore[no-any-return]
 
+    # The engine may cache per code (``GameCode`` equality is rules and number):
+    # two crafted codes are the same code only if they deal the same cards.
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is CraftedCode
+            and (self.rules, self.number, self.crafted) == (other.rules, other.number, other.crafted)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.rules, self.number, self.crafted))
+
 
 def craft_deal(script: list[int], rules: Rules = Rules.EASY) -> Deal:
     """A deal on which ``script`` (positions in removal order, ``DRAW`` for draws) is legal.

@@ -32,7 +32,19 @@ def test_repr_is_pasteable(card: Card) -> None:
 
 def test_text_forms() -> None:
     assert [c.text() for c in DECK[:13]] == [
-        "AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "10C", "JC", "QC", "KC",
+        "AC",
+        "2C",
+        "3C",
+        "4C",
+        "5C",
+        "6C",
+        "7C",
+        "8C",
+        "9C",
+        "10C",
+        "JC",
+        "QC",
+        "KC",
     ]
     assert Card(10, Suit.HEARTS).text() == "10H"
     assert Card(1, Suit.SPADES).text() == "AS"

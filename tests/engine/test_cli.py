@@ -9,10 +9,15 @@ import pytest
 
 from app.cli import main
 
-DEAL_1_TABLEAU = (
+
+def cards(text: str) -> list[str]:
+    return text.split()
+
+
+DEAL_1_TABLEAU = cards(
     "7D 9C 4D 8H 8D 5S JD 6D 9S JC 5D KD 3C 2D JH 5H 7H 4H 2C AD 6S KC KH 10H 10S JS 10D 8S"
-).split()
-DEAL_1_STOCK = "4S 6C 7C AS 5C AH KS 6H QS QH QD 9D 3D 3S AC 4C 2H 8C 10C 3H 2S 9H 7S".split()
+)
+DEAL_1_STOCK = cards("4S 6C 7C AS 5C AH KS 6H QS QH QD 9D 3D 3S AC 4C 2H 8C 10C 3H 2S 9H 7S")
 
 
 @pytest.mark.parametrize("text", ["TP1-E-AAAAAAB", " tp1-n-aaaaaab ", "https://x.org/g/TP1-E-AAAAAAB"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 
 import pytest
 
@@ -183,6 +184,9 @@ def test_random_codes_are_valid() -> None:
 
 def test_daily_code_is_pinned() -> None:
     assert GameCode.daily(dt.date(2025, 1, 1)).text() == "TP1-E-TOFTAXB"
+    # docs/deals.md's worked example.
+    assert dt.date(2025, 1, 1).toordinal() == 739_252
+    assert GameCode.daily(dt.date(2025, 1, 1)).number == 6_038_358_431
     assert GameCode.daily(dt.date(2025, 1, 2)).text() == "TP1-E-UDWZRFE"
     assert GameCode.daily(dt.date(2000, 2, 29), Rules.CLASSIC).text() == "TP1-C-NMACVEM"
 
@@ -192,7 +196,7 @@ def test_daily_code_is_deterministic_and_changes_every_day() -> None:
     days = [start + dt.timedelta(days=i) for i in range(3 * 366)]
     codes = [GameCode.daily(day) for day in days]
     assert codes == [GameCode.daily(day) for day in days]
-    for a, b in zip(codes, codes[1:], strict=False):
+    for a, b in itertools.pairwise(codes):
         assert a != b
     assert len({c.number for c in codes}) == len(codes)
     assert GameCode.daily(start, Rules.CLASSIC).number == codes[0].number

@@ -72,8 +72,11 @@ MASK64 = (1 << 64) - 1
 
 def reference_shuffle(number: int) -> list[Card]:
     """TP1 as docs/deals.md defines it, written out again from the document."""
-    deck = [Card.from_text(r + s) for s in "CDHS" for r in
-            ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")]
+    deck = [
+        Card.from_text(r + s)
+        for s in "CDHS"
+        for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+    ]
     state = number
 
     def next_word() -> int:

@@ -82,9 +82,7 @@ def test_ranks_adjacent_table() -> None:
         ("AAAAAAO", "AH", 19, "KD"),  # a king on an ace
     ],
 )
-def test_king_and_ace_easy_against_classic(
-    letters: str, waste: str, position: int, card: str
-) -> None:
+def test_king_and_ace_easy_against_classic(letters: str, waste: str, position: int, card: str) -> None:
     easy = Game.from_code(f"TP1-E-{letters}")
     classic = Game.from_code(f"TP1-C-{letters}")
     assert easy.waste.text() == classic.waste.text() == waste
@@ -151,9 +149,7 @@ def test_exposure_and_face_up_follow_removals_and_undo() -> None:
             assert not turned_up
         else:
             # Exactly the cards the removed card covered and that are now free turn up.
-            assert turned_up == {
-                p for p in range(28) if action in COVERED_BY[p] and spec_exposed(game, p)
-            }
+            assert turned_up == {p for p in range(28) if action in COVERED_BY[p] and spec_exposed(game, p)}
             for p in turned_up:
                 assert game.card_at(p).words() in game.describe()  # type: ignore[union-attr]
         turned_up_seen += len(turned_up)

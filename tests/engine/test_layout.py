@@ -37,7 +37,8 @@ def spec_covered_by(position: int) -> set[int]:
 
 def test_rows_are_numbered_row_by_row() -> None:
     assert [len(row) for row in ROWS] == [3, 6, 9, 10]
-    assert ROWS == ((0, 1, 2), (3, 4, 5, 6, 7, 8), tuple(range(9, 18)), tuple(range(18, 28)))
+    expected_rows = ((0, 1, 2), (3, 4, 5, 6, 7, 8), tuple(range(9, 18)), tuple(range(18, 28)))
+    assert expected_rows == ROWS
     assert [p for row in ROWS for p in row] == list(range(28))
     assert POSITION_COUNT == 28
     assert ROW_NAMES == ("peak tops", "row 2", "row 3", "bottom row")
@@ -84,7 +85,7 @@ def test_peaks_sizes_and_members() -> None:
     assert PEAKS[2] == {2, 7, 8, 15, 16, 17, 24, 25, 26, 27}
     assert set().union(*PEAKS) == set(range(28))
     assert sum(len(peak) for peak in PEAKS) == 28
-    assert PEAK_MASKS == tuple(sum(1 << p for p in peak) for peak in PEAKS)
+    assert tuple(sum(1 << p for p in peak) for peak in PEAKS) == PEAK_MASKS
     assert PEAK_MASKS[0] | PEAK_MASKS[1] | PEAK_MASKS[2] == ALL_POSITIONS_MASK
 
 

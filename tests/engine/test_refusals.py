@@ -20,11 +20,9 @@ CASES: list[tuple[str, Callable[[], Game], Callable[[Game], object], Refusal]] =
     ("wrong rank", lambda: Game.from_code(DEAL_1), lambda g: g.remove(18), Refusal.RANK_MISMATCH),
     ("covered", lambda: Game.from_code(DEAL_1), lambda g: g.remove(9), Refusal.CARD_BLOCKED),
     ("face down top", lambda: Game.from_code(DEAL_1), lambda g: g.remove(0), Refusal.CARD_BLOCKED),
-    ("half covered", lambda: new_game(DEAL_1, [21, 19]), lambda g: g.remove(10),
-     Refusal.CARD_BLOCKED),
+    ("half covered", lambda: new_game(DEAL_1, [21, 19]), lambda g: g.remove(10), Refusal.CARD_BLOCKED),
     ("removed", lambda: new_game(DEAL_1, [21]), lambda g: g.remove(21), Refusal.NO_CARD),
-    ("stock empty", lambda: new_game(DEAL_1, [DRAW] * 23), lambda g: g.draw(),
-     Refusal.STOCK_EMPTY),
+    ("stock empty", lambda: new_game(DEAL_1, [DRAW] * 23), lambda g: g.draw(), Refusal.STOCK_EMPTY),
     ("no undo", lambda: Game.from_code(DEAL_1), lambda g: g.undo(), Refusal.NOTHING_TO_UNDO),
     ("won: remove", won_game, lambda g: g.remove(5), Refusal.GAME_OVER),
     ("won: draw", won_game, lambda g: g.draw(), Refusal.GAME_OVER),
@@ -49,7 +47,12 @@ def test_refusal_changes_nothing(
 
 def test_refusal_words_and_messages() -> None:
     assert [r.value for r in Refusal] == [
-        "rank_mismatch", "card_blocked", "no_card", "stock_empty", "nothing_to_undo", "game_over",
+        "rank_mismatch",
+        "card_blocked",
+        "no_card",
+        "stock_empty",
+        "nothing_to_undo",
+        "game_over",
     ]
     assert Refusal.RANK_MISMATCH.message == "Rank must be one higher or lower"
     assert Refusal.CARD_BLOCKED.message == "This card is blocked"

@@ -39,9 +39,7 @@ def test_round_trip(game: Game) -> None:
     assert snapshot(back) == snapshot(game)
     assert back.status is game.status
     assert back.peaks_cleared == game.peaks_cleared
-    assert [back.refusal_for_remove(p) for p in range(28)] == [
-        game.refusal_for_remove(p) for p in range(28)
-    ]
+    assert [back.refusal_for_remove(p) for p in range(28)] == [game.refusal_for_remove(p) for p in range(28)]
     assert back.refusal_for_draw() == game.refusal_for_draw()
     assert back.refusal_for_undo() == game.refusal_for_undo()
 
@@ -83,9 +81,7 @@ BAD_STATES = {
     "rank mismatch in line": forged(line=[18]),
     "removed twice": forged(line=[21, 21]),
     "24 draws": forged(line=[DRAW] * 24, moves=24, undo=24),
-    "move after the win": forged(
-        line=[*winning_line(DEAL_1), DRAW], moves=60, undo=51
-    ),
+    "move after the win": forged(line=[*winning_line(DEAL_1), DRAW], moves=60, undo=51),
     "position 28": forged(line=[28]),
     "position -2": forged(line=[-2]),
     "moves below the line": forged(moves=2),
