@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.engine import CodeError, Game, GameCode, RefusedAction, Rules
+from app.i18n import current_locale
 from app.store import GameStore, StoredGame, VersionConflict
 from app.web.deps import StoreDep
 
@@ -118,7 +119,9 @@ def apply(store: GameStore, game_id: str, action: Callable[[Game], object]) -> G
         try:
             action(game)
         except RefusedAction as refused:
-            body = Refused(error=refused.refusal.value, message=refused.refusal.message)
+            # The message is in the language the client's Accept-Language asks for.
+            message = current_locale().refusal_message(refused.refusal)
+            body = Refused(error=refused.refusal.value, message=message)
             return JSONResponse(body.model_dump(), status_code=409)
         try:
             return game_state(store.save(stored, game))
@@ -134,8 +137,8 @@ def create_game(store: StoreDep, body: Annotated[NewGame | None, Body()] = None)
     if body.code is not None:
         try:
             code = GameCode.parse(body.code)
-        except CodeError as error:
-            raise HTTPException(422, str(error)) from None
+        except CodeError:
+            raise HTTPException(422, current_locale().code_error(body.code)) from None
     else:
         code = GameCode.random(Rules.from_word(body.rules or "easy"))
     return game_state(store.create(Game(code), None))

@@ -14,9 +14,10 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.i18n import N_, current_locale
 from app.store.base import GameStore
 from app.store.factory import open_store
-from app.web import api, pages, records
+from app.web import api, language, pages, records
 from app.web.limits import BodySizeLimitMiddleware
 from app.web.players import PlayerCookieMiddleware
 from app.web.render import STATIC_DIR, Pages, make_environment
@@ -60,6 +61,7 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(records.router)
+    app.include_router(language.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
     @app.get("/healthz", include_in_schema=False)
@@ -74,11 +76,12 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
     async def invalid_request(request: Request, error: RequestValidationError) -> Response:
         if wants_json(request):
             return JSONResponse({"detail": jsonable_errors(error)}, status_code=422)
-        return error_response(request, 422, "That request is not one the game understands.")
+        return error_response(request, 422, N_("That request is not one the game understands."))
 
     app.add_middleware(PlayerCookieMiddleware, secret=settings.signing_key(), secure=settings.cookie_secure)
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityMiddleware)
+    app.add_middleware(language.LocaleMiddleware)
     return app
 
 
@@ -96,6 +99,7 @@ def jsonable_errors(error: RequestValidationError) -> list[dict[str, Any]]:
 def error_response(
     request: Request, status: int, detail: str, headers: Mapping[str, str] | None = None
 ) -> Response:
+    detail = current_locale().gettext(detail)  # details the catalogs know are translated
     if wants_json(request):
         return JSONResponse({"detail": detail}, status_code=status, headers=headers)
     page_renderer: Pages = request.app.state.pages

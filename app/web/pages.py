@@ -16,7 +16,8 @@ from typing import Annotated, Any, Final, Literal
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.engine import Card, CodeError, Game, GameCode, RefusedAction, Rules
+from app.engine import CodeError, Game, GameCode, RefusedAction, Rules
+from app.i18n import current_locale
 from app.store import GameStore, StoredGame, VersionConflict
 from app.web.deps import PagesDep, PlayerDep, StoreDep, players_game
 from app.web.render import Pages, is_htmx
@@ -50,13 +51,14 @@ def game_context(
     **extra: Any,
 ) -> dict[str, Any]:
     game = stored.game
+    words = current_locale()  # the request's language: card names and "hidden card" in it
     context: dict[str, Any] = {
         "request": request,
         "game_id": stored.id,
         "game": game,
         "status": game.status.value,
         "slot_html": [
-            pages.slot_html(slot, Card.words(slot.card) if slot.card else "", "hidden card")
+            pages.slot_html(slot, words.card_words(slot.card) if slot.card else "", words.hidden_card)
             for slot in slots(game, turned=turned)
         ],
         "event": event,
@@ -106,10 +108,10 @@ def deal_page(
 ) -> Response:
     try:
         parsed = GameCode.parse(code)
-    except CodeError as error:
+    except CodeError:
         return pages.page(
             "new.html",
-            new_game_context(request, code_input=code, code_error=str(error)),
+            new_game_context(request, code_input=code, code_error=current_locale().code_error(code)),
             status_code=400,
         )
     if parsed.text() != code:
@@ -149,8 +151,9 @@ def new_game(
     if code.strip():
         try:
             parsed = GameCode.parse(code)
-        except CodeError as error:
-            context = new_game_context(request, code_input=code, code_error=str(error), rules=rules)
+        except CodeError:
+            error = current_locale().code_error(code)
+            context = new_game_context(request, code_input=code, code_error=error, rules=rules)
             if is_htmx(request):
                 return pages.blocks(
                     GAME_PAGE,

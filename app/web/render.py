@@ -3,6 +3,12 @@
 A plain request gets the whole page; an htmx request (``HX-Request: true``)
 gets only the blocks it swaps, rendered from the same template with
 ``jinja2-fragments``. Every response says ``Vary: HX-Request``.
+
+Every render speaks the request's language: :meth:`Pages.page` and
+:meth:`Pages.blocks` add the current locale's ``template_context`` (newstyle
+``gettext``/``ngettext``/``pgettext``, which ``_()`` and ``{% trans %}`` use,
+``lang``, ``dir``, ``card_words``, ``describe``, ``refusal_message``) under the
+route's own context. The environment's null translations are only a fallback.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from app.engine import Card
+from app.i18n import LANGUAGE_NAMES, LANGUAGES, current_locale
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 TEMPLATES_DIR: Final = ROOT / "templates"
@@ -59,7 +66,13 @@ def make_environment() -> jinja2.Environment:
     env.globals["static_url"] = static_url
     env.globals["vendored"] = vendored
     env.globals["card_words"] = Card.words
+    env.globals["languages"] = tuple((code, LANGUAGE_NAMES[code]) for code in LANGUAGES)
     return env
+
+
+def localized(context: Mapping[str, Any]) -> dict[str, Any]:
+    """The route's context over the current language's (gettext, ``lang``, ``dir``, card words)."""
+    return {**current_locale().template_context, **context}
 
 
 def _memoized_macro(env: jinja2.Environment, template: str, name: str) -> Callable[..., Markup]:
@@ -97,7 +110,7 @@ class Pages:
         status_code: int = 200,
         headers: Mapping[str, str] | None = None,
     ) -> HTMLResponse:
-        html = self.env.get_template(name).render(context)
+        html = self.env.get_template(name).render(localized(context))
         return self._response(html, status_code, headers)
 
     def blocks(
@@ -109,7 +122,7 @@ class Pages:
         status_code: int = 200,
         headers: Mapping[str, str] | None = None,
     ) -> HTMLResponse:
-        html = render_blocks(self.env, name, list(block_names), dict(context))
+        html = render_blocks(self.env, name, list(block_names), localized(context))
         return self._response(html, status_code, headers)
 
     @staticmethod

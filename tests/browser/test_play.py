@@ -107,6 +107,7 @@ def test_new_game_window_with_a_bad_and_a_good_code(new_page) -> None:  # type: 
     page = new_page()
     page.goto(f"/g/{CODE}")
     page.click("#stock")
+    expect(page.locator("#moves")).to_have_text("1")  # the draw's swap closes an open New game window
     page.click("#new-game-button")
     expect(page.locator("#new-game")).to_be_visible()
     page.fill("#code-input", "TP1-E-NOPE")

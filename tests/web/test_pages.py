@@ -73,7 +73,7 @@ def test_htmx_action_gets_fragments_and_plain_post_gets_a_redirect(client: TestC
     game_id, _ = open_deal(client)
     response = client.post(f"/games/{game_id}/draw", headers=HX)
     assert response.status_code == 200
-    assert response.headers["vary"] == "HX-Request"
+    assert response.headers["vary"] == "HX-Request, Accept-Language, Cookie"  # the language comes from both
     html = response.text
     assert "<html" not in html
     assert html.lstrip().startswith('<section id="table"')

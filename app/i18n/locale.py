@@ -1,0 +1,165 @@
+"""One language's words: gettext for templates and code, card names, the board in words."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any, Final
+
+from babel.support import NullTranslations, Translations
+from jinja2 import pass_context
+from jinja2.runtime import Context
+from markupsafe import Markup
+
+from app.engine import DECK, Card, Game, Refusal, Suit, describe_board
+from app.i18n.messages import REFUSAL_MESSAGES
+
+LANGUAGE_NAMES: Final = {"en": "English", "he": "עברית", "uk": "Українська", "th": "ไทย"}
+"""Each language's name in itself, for the language picker."""
+
+RTL_LANGUAGES: Final = frozenset({"he"})
+
+CODE_EXAMPLE: Final = "TP1-E-AAAAAAB"
+_MAX_QUOTED: Final = 40
+
+
+def _newstyle(
+    gettext: Callable[[str], str],
+    ngettext: Callable[[str, str, int], str],
+    pgettext: Callable[[str, str], str],
+) -> dict[str, Callable[..., str]]:
+    """Jinja "newstyle" gettext callables (as ``install_gettext_callables(newstyle=True)`` makes).
+
+    They format their keyword arguments into the message and mark it safe when
+    autoescaping, so ``{% trans %}`` blocks and ``_("...", name=value)`` work.
+    """
+
+    @pass_context
+    def jinja_gettext(__context: Context, __string: str, **variables: Any) -> str:
+        rv = gettext(__string)
+        if __context.eval_ctx.autoescape:
+            rv = Markup(rv)
+        return rv % variables
+
+    @pass_context
+    def jinja_ngettext(
+        __context: Context, __singular: str, __plural: str, __num: int, **variables: Any
+    ) -> str:
+        variables.setdefault("num", __num)
+        rv = ngettext(__singular, __plural, __num)
+        if __context.eval_ctx.autoescape:
+            rv = Markup(rv)
+        return rv % variables
+
+    @pass_context
+    def jinja_pgettext(__context: Context, __string_ctx: str, __string: str, **variables: Any) -> str:
+        variables.setdefault("context", __string_ctx)
+        rv = pgettext(__string_ctx, __string)
+        if __context.eval_ctx.autoescape:
+            rv = Markup(rv)
+        return rv % variables
+
+    return {"gettext": jinja_gettext, "ngettext": jinja_ngettext, "pgettext": jinja_pgettext}
+
+
+class Locale:
+    """A language: its translations and everything the pages say in it.
+
+    Made once per language (see :func:`app.i18n.get_locale`); the card names are
+    worked out once, so naming a card is a dictionary look-up.
+    """
+
+    def __init__(self, code: str, translations: Translations | NullTranslations) -> None:
+        self.code = code
+        self.name = LANGUAGE_NAMES[code]
+        self.direction = "rtl" if code in RTL_LANGUAGES else "ltr"
+        self.translations = translations
+        gettext = translations.gettext
+        ngettext = translations.ngettext
+
+        def pgettext(context: str, message: str) -> str:
+            return str(translations.pgettext(context, message))
+
+        self.gettext: Callable[[str], str] = gettext
+        self.ngettext: Callable[[str, str, int], str] = ngettext
+        self.pgettext: Callable[[str, str], str] = pgettext
+
+        # The board in words (SPEC section 9), in this language's words.
+        self.hidden_card = gettext("hidden card")
+        self.waste_word = gettext("waste")
+        self.row_names = (gettext("peak tops"), gettext("row 2"), gettext("row 3"), gettext("bottom row"))
+        ranks = (
+            pgettext("rank", "ace"), "2", "3", "4", "5", "6", "7", "8", "9", "10",
+            pgettext("rank", "jack"), pgettext("rank", "queen"), pgettext("rank", "king"),
+        )  # fmt: skip
+        suits = {
+            Suit.CLUBS: pgettext("suit", "clubs"),
+            Suit.DIAMONDS: pgettext("suit", "diamonds"),
+            Suit.HEARTS: pgettext("suit", "hearts"),
+            Suit.SPADES: pgettext("suit", "spades"),
+        }
+        # Translators: a card in words, like "7 of spades" or "ace of clubs".
+        card_format = pgettext("card", "%(rank)s of %(suit)s")
+        self._card_names: dict[Card, str] = {
+            card: card_format % {"rank": ranks[card.rank - 1], "suit": suits[card.suit]} for card in DECK
+        }
+        self._refusals = {refusal: gettext(message) for refusal, message in REFUSAL_MESSAGES.items()}
+
+        self.template_context: Mapping[str, Any] = MappingProxyType(
+            {
+                **_newstyle(gettext, ngettext, pgettext),
+                "lang": code,
+                "dir": self.direction,
+                "locale": self,
+                "card_words": self.card_words,
+                "describe": self.describe,
+                "refusal_message": self.refusal_message,
+            }
+        )
+        """What every template gets: gettext callables (``_`` uses them), ``lang``, ``dir``, card words."""
+
+    def __repr__(self) -> str:
+        return f"<Locale {self.code}>"
+
+    def card_words(self, card: Card) -> str:
+        """The card in words: ``7 of spades``, ``7 עלה``, ``7 пік``, ``7 โพดำ``."""
+        return self._card_names[card]
+
+    def stock_words(self, count: int) -> str:
+        return self.ngettext("Stock: %(num)d card", "Stock: %(num)d cards", count) % {"num": count}
+
+    def describe(self, game: Game) -> str:
+        """The board in words (SPEC section 9) in this language."""
+        return describe_board(
+            game,
+            card_words=self.card_words,
+            hidden=self.hidden_card,
+            row_names=self.row_names,
+            stock_words=self.stock_words,
+            waste_word=self.waste_word,
+        )
+
+    def refusal_message(self, refusal: Refusal) -> str:
+        """Why the action was refused, for the player."""
+        return self._refusals[refusal]
+
+    def code_error(self, text: str) -> str:
+        """Why ``text`` is not a game code: it quotes the input and shows the expected form.
+
+        The engine's :class:`~app.engine.CodeError` says the same in English; this
+        says it in the player's language.
+        """
+        gettext = self.gettext
+        example, stripped = CODE_EXAMPLE, text.strip()
+        shown = stripped if len(stripped) <= _MAX_QUOTED else stripped[:_MAX_QUOTED] + "…"
+        shown = repr(shown)[1:-1]  # control characters and the like shown escaped
+        if self.direction == "rtl":
+            # Isolate the left-to-right code and the player's input, so the bidi algorithm
+            # does not run them together with the parentheses and words around them.
+            example, shown = f"\u2066{example}\u2069", f"\u2068{shown}\u2069"
+        form = gettext("%(example)s (TP1, E for easy or C for classic, then seven letters A-Z)") % {
+            "example": example
+        }
+        if not stripped:
+            return gettext("The game code is empty: expected %(form)s") % {"form": form}
+        return gettext("'%(code)s' is not a game code: expected %(form)s") % {"code": shown, "form": form}
