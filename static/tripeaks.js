@@ -12,11 +12,12 @@
 
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
-    var key = event.key.toLowerCase();
+    // event.code names the physical key, so D, U and N work on Hebrew, Ukrainian and Thai layouts too.
+    var key = event.code;
     var target = null;
-    if (key === "d") target = document.getElementById("stock");
-    else if (key === "u") target = document.getElementById("undo");
-    else if (key === "n") {
+    if (key === "KeyD") target = document.getElementById("stock");
+    else if (key === "KeyU") target = document.getElementById("undo");
+    else if (key === "KeyN") {
       var dialog = document.getElementById("new-game");
       if (dialog && dialog.showPopover) { dialog.showPopover(); event.preventDefault(); }
       var input = document.getElementById("code-input");
@@ -42,12 +43,14 @@
     }
   });
 
-  // After a swap: close the New game window when a game was dealt, and put focus
-  // back on the table if the focused card went to the waste.
-  document.addEventListener("htmx:after:swap", function () {
+  // After a swap: close the New game window when a new game was dealt (the whole
+  // #game was swapped), and put focus back on the table if the focused card went to the waste.
+  document.addEventListener("htmx:after:swap", function (event) {
     var dialog = document.getElementById("new-game");
     var active = document.activeElement;
-    if (dialog && dialog.matches(":popover-open") && !document.getElementById("code-error")) {
+    var ctx = event.detail && event.detail.ctx;
+    var dealt = ctx && ctx.target && ctx.target.id === "game";
+    if (dealt && dialog && dialog.matches(":popover-open")) {
       dialog.hidePopover();
     }
     if (active && active !== document.body && document.contains(active)) return;

@@ -99,7 +99,9 @@ def jsonable_errors(error: RequestValidationError) -> list[dict[str, Any]]:
 def error_response(
     request: Request, status: int, detail: str, headers: Mapping[str, str] | None = None
 ) -> Response:
-    detail = current_locale().gettext(detail)  # details the catalogs know are translated
+    if detail == "Not Found":  # Starlette's word for an unknown URL: the page's heading says it already
+        detail = ""
+    detail = current_locale().gettext(detail) if detail else detail  # details the catalogs know are translated
     if wants_json(request):
         return JSONResponse({"detail": detail}, status_code=status, headers=headers)
     page_renderer: Pages = request.app.state.pages
