@@ -16,7 +16,8 @@ COPY constraints.txt pyproject.toml README.md ./
 COPY app ./app
 COPY templates ./templates
 COPY static ./static
-RUN pip install --no-cache-dir -c constraints.txt -e .
+RUN pip install --no-cache-dir -c constraints.txt -e . \
+    && pybabel compile --statistics -d app/i18n/locales -D messages
 
 USER tripeaks
 VOLUME ["/data"]

@@ -6,15 +6,30 @@ JSON API, where the unguessable id is the only key) and a version number that
 grows with every save. :meth:`GameStore.save` is a compare-and-set on that
 version, so two requests racing on one game can never lose an action: the
 loser gets :class:`VersionConflict` and reloads.
+
+Results and records (see ``docs/store.md``): a game's result is recorded when
+it is won or blocked (in the same transaction as the save that made it so),
+and when its player leaves it unfinished after at least one move (by starting
+or switching to another game, or when idle cleanup removes it). A result only
+ever improves (a win beats an unfinished result; fewer cards left beats more),
+and each recording that improves it updates the deal's record and says what
+that achieved (:class:`Feat`).
 """
 
 from __future__ import annotations
 
 import abc
+import datetime as dt
+import enum
 import secrets
+import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final, TypeVar
 
-from app.engine import Game, GameCode
+from app.engine import Game, GameCode, Rules
+
+T = TypeVar("T")
 
 
 class VersionConflict(Exception):
@@ -67,3 +82,190 @@ class GameStore(abc.ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""
+
+    def update(self, game_id: str, change: Callable[[Game], T]) -> tuple[StoredGame, T] | None:
+        """Apply ``change`` to the latest state and save it, as one step (``None``: no such game).
+
+        ``change`` gets a copy of the game to change in place; what it returns is
+        returned with the saved game. If it raises (say :class:`~app.engine.RefusedAction`),
+        nothing is saved and the exception propagates. Unlike :meth:`save`, this never
+        raises :class:`VersionConflict`: a racing request is applied on top of the other
+        (the SQL store locks the game's row for it; this default retries).
+        """
+        while True:
+            stored = self.get(game_id)
+            if stored is None:
+                return None
+            game = stored.game.copy()
+            value = change(game)
+            try:
+                return self.save(stored, game), value
+            except VersionConflict:
+                continue
+
+    # -- results, records, players (issue 4) -------------------------------------------------
+
+    @abc.abstractmethod
+    def record_result(self, game_id: str) -> GameResult | None:
+        """Record the game's result now: won, blocked, or left unfinished (at least one move).
+
+        Returns the result when this call recorded it or improved it (with the
+        :class:`Feat` s it achieved), ``None`` when nothing changed (unknown game, no
+        move made, or no better than the result already recorded). ``save`` calls
+        this itself when a game becomes won or blocked, and ``create`` and
+        ``set_current`` call it for the game a player leaves.
+        """
+
+    @abc.abstractmethod
+    def result(self, game_id: str) -> GameResult | None:
+        """The game's recorded result (the best it reached), or ``None``."""
+
+    @abc.abstractmethod
+    def deal_record(self, code: GameCode) -> DealRecord | None:
+        """The record of this deal (code and rules), or ``None`` while nobody has a result on it."""
+
+    @abc.abstractmethod
+    def player_stats(self, player: str) -> list[PlayerStats]:
+        """The player's statistics, one entry per rule set (in :class:`Rules` order)."""
+
+    @abc.abstractmethod
+    def display_name(self, player: str) -> str | None:
+        """The player's display name, or ``None`` (anonymous)."""
+
+    @abc.abstractmethod
+    def set_display_name(self, player: str, name: str | None) -> str | None:
+        """Set (or with ``None``/blank, clear) the display name; returns it as stored.
+
+        Raises :class:`BadDisplayName` for a name :func:`clean_display_name` refuses.
+        """
+
+    @abc.abstractmethod
+    def cleanup_idle(self, older_than: dt.timedelta) -> int:
+        """Delete unfinished games not touched for ``older_than``; returns how many.
+
+        A deleted game's result is recorded first (when it had a move), so records and
+        statistics lose nothing. Won games are finished and kept.
+        """
+
+
+# -- results and records --------------------------------------------------------------------
+
+DISPLAY_NAME_MAX: Final = 40
+
+
+class BadDisplayName(ValueError):
+    """A display name the app does not accept; the message says why."""
+
+
+def clean_display_name(name: str) -> str:
+    """The name as stored: NFC, stripped, 1 to 40 characters, no control characters."""
+    if not isinstance(name, str):
+        raise BadDisplayName("A name must be text")
+    cleaned = unicodedata.normalize("NFC", name).strip()
+    if not cleaned:
+        raise BadDisplayName("A name needs at least one character")
+    if len(cleaned) > DISPLAY_NAME_MAX:
+        raise BadDisplayName(f"A name has at most {DISPLAY_NAME_MAX} characters")
+    if any(unicodedata.category(c) in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp") for c in cleaned):
+        raise BadDisplayName("A name cannot contain control characters or line breaks")
+    return cleaned
+
+
+class Feat(enum.Enum):
+    """What recording a result achieved on its deal."""
+
+    FIRST_WIN = "first_win"
+    """Nobody had won this deal before."""
+    NEW_RECORD = "new_record"
+    """A win with a higher score than the deal's best so far (not set with FIRST_WIN)."""
+    BEST_UNFINISHED = "best_unfinished"
+    """An unfinished game with fewer cards left on the peaks than any before on this deal."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """A game's recorded result: the best it reached."""
+
+    game_id: str
+    player: str | None
+    code: str
+    won: bool
+    score: int
+    cards_left: int
+    moves: int
+    feats: frozenset[Feat]
+    """What the latest recording that improved this result achieved."""
+    at: dt.datetime
+
+    @property
+    def rules(self) -> Rules:
+        return GameCode.parse(self.code).rules
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """Who holds a part of a deal's record, and since when."""
+
+    player: str | None
+    """The player id (never shown to others), ``None`` for a game made through the JSON API."""
+    name: str | None
+    """Their display name now, ``None`` when anonymous."""
+    game_id: str
+    at: dt.datetime
+
+
+@dataclass(frozen=True, slots=True)
+class DealRecord:
+    code: str
+    wins: int
+    """Games that won this deal."""
+    finished: int
+    """Games with a result on this deal (won or not)."""
+    first_winner: Holder | None
+    first_win_score: int | None
+    best_score: int | None
+    best_holder: Holder | None
+    best_cards_left: int | None
+    """Fewest cards left on the peaks by a game that did not win."""
+    best_unfinished_holder: Holder | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    rules: Rules
+    played: int
+    """Games with a result: won, blocked, or left unfinished after a move."""
+    won: int
+    best_score: int | None
+    """The best score of a won game."""
+    current_streak: int
+    longest_streak: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.won / self.played if self.played else 0.0
+
+
+def streaks(won_in_order: list[bool]) -> tuple[int, int]:
+    """(current, longest) winning streak of results in game order."""
+    current = longest = 0
+    for won in won_in_order:
+        current = current + 1 if won else 0
+        longest = max(longest, current)
+    return current, longest
+
+
+def improves(won: bool, cards_left: int, previous: GameResult | None) -> bool:
+    """Whether a game's outcome is better than the result already recorded for it."""
+    if previous is None:
+        return True
+    if previous.won:
+        return False
+    return won or cards_left < previous.cards_left
+
+
+def game_outcome(game: Game) -> tuple[bool, int, int, int] | None:
+    """(won, score, cards left, moves) of a game worth a result, or ``None`` (no move made yet)."""
+    if game.moves == 0:
+        return None
+    return game.cards_left() == 0, game.score, game.cards_left(), game.moves

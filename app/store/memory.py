@@ -1,46 +1,114 @@
-"""An in-process store: for tests and for ``TRIPEAKS_DATABASE_URL=memory://``."""
+"""An in-process store: for tests and for ``TRIPEAKS_DATABASE_URL=memory://``.
+
+Everything is lost when the process ends. It keeps the same results, records and
+statistics as the SQL store, with one lock around everything.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
+import itertools
 import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
 
-from app.engine import Game, GameCode
-from app.store.base import GameStore, StoredGame, VersionConflict, new_game_id
+from app.engine import Game, GameCode, Rules, Status
+from app.store.base import (
+    DealRecord,
+    GameResult,
+    GameStore,
+    PlayerStats,
+    StoredGame,
+    VersionConflict,
+    clean_display_name,
+    game_outcome,
+    improves,
+    new_game_id,
+    streaks,
+)
+from app.store.deals import DealRow, epoch_to_datetime, merge, to_record
+
+T = TypeVar("T")
+
+
+@dataclass(slots=True)
+class _Row:
+    owner: str | None
+    state: dict[str, object]
+    version: int
+    seq: int
+    updated: float
+    status: Status
+
+
+@dataclass(slots=True)
+class _Player:
+    name: str | None = None
+    current: str | None = None
+
+
+@dataclass(slots=True)
+class _Result:
+    result: GameResult
+    seq: int
 
 
 class MemoryStore(GameStore):
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._games: dict[str, tuple[str | None, dict[str, object], int]] = {}
-        self._current: dict[str, str] = {}
+    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
+        self._lock = threading.RLock()
+        self._clock = clock
+        self._seq = itertools.count(1)
+        self._games: dict[str, _Row] = {}
+        self._players: dict[str, _Player] = {}
+        self._results: dict[str, _Result] = {}
+        self._deals: dict[str, DealRow] = {}
+
+    # -- games ----------------------------------------------------------------------------
 
     def create(self, game: Game, owner: str | None) -> StoredGame:
         game_id = new_game_id()
         with self._lock:
-            self._games[game_id] = (owner, game.to_dict(), 1)
+            self._games[game_id] = _Row(
+                owner, game.to_dict(), 1, next(self._seq), self._clock(), game.status
+            )
             if owner is not None:
-                self._current[owner] = game_id
+                self._make_current(owner, game_id)
         return StoredGame(game_id, owner, game.copy(), 1)
 
     def get(self, game_id: str) -> StoredGame | None:
         with self._lock:
             row = self._games.get(game_id)
-        if row is None:
-            return None
-        owner, state, version = row
+            if row is None:
+                return None
+            owner, state, version = row.owner, row.state, row.version
         return StoredGame(game_id, owner, Game.from_dict(state), version)
 
     def save(self, stored: StoredGame, game: Game) -> StoredGame:
         with self._lock:
             row = self._games.get(stored.id)
-            if row is None or row[2] != stored.version:
+            if row is None or row.version != stored.version:
                 raise VersionConflict(stored.id)
-            self._games[stored.id] = (stored.owner, game.to_dict(), stored.version + 1)
+            row.state, row.version, row.updated = game.to_dict(), stored.version + 1, self._clock()
+            row.status = game.status
+            if row.status is not Status.PLAYING:
+                self._record(stored.id, row, game)
         return StoredGame(stored.id, stored.owner, game.copy(), stored.version + 1)
+
+    def update(self, game_id: str, change: Callable[[Game], T]) -> tuple[StoredGame, T] | None:
+        with self._lock:  # reentrant: get and save take it again
+            stored = self.get(game_id)
+            if stored is None:
+                return None
+            game = stored.game.copy()
+            value = change(game)
+            return self.save(stored, game), value
 
     def current(self, owner: str) -> StoredGame | None:
         with self._lock:
-            game_id = self._current.get(owner)
+            player = self._players.get(owner)
+            game_id = player.current if player is not None else None
         return self.get(game_id) if game_id is not None else None
 
     def find(self, owner: str, code: GameCode) -> StoredGame | None:
@@ -48,13 +116,130 @@ class MemoryStore(GameStore):
         with self._lock:
             found = [
                 game_id
-                for game_id, (game_owner, state, _) in self._games.items()
-                if game_owner == owner and state["code"] == text
+                for game_id, row in self._games.items()
+                if row.owner == owner and row.state["code"] == text
             ]
         return self.get(found[-1]) if found else None
 
     def set_current(self, owner: str, game_id: str) -> None:
         with self._lock:
             row = self._games.get(game_id)
-            if row is not None and row[0] == owner:
-                self._current[owner] = game_id
+            if row is not None and row.owner == owner:
+                self._make_current(owner, game_id)
+
+    def _make_current(self, owner: str, game_id: str) -> None:
+        player = self._players.setdefault(owner, _Player())
+        previous, player.current = player.current, game_id
+        if previous is not None and previous != game_id:
+            self._record_by_id(previous)
+
+    # -- results and records --------------------------------------------------------------
+
+    def record_result(self, game_id: str) -> GameResult | None:
+        with self._lock:
+            return self._record_by_id(game_id)
+
+    def _record_by_id(self, game_id: str) -> GameResult | None:
+        row = self._games.get(game_id)
+        if row is None:
+            return None
+        return self._record(game_id, row, Game.from_dict(row.state))
+
+    def _record(self, game_id: str, row: _Row, game: Game) -> GameResult | None:
+        outcome = game_outcome(game)
+        if outcome is None:
+            return None
+        won, score, cards_left, moves = outcome
+        previous = self._results.get(game_id)
+        if not improves(won, cards_left, previous.result if previous else None):
+            return None
+        code = game.code_text()
+        now = self._clock()
+        deal = self._deals.setdefault(code, DealRow(code))
+        feats = merge(
+            deal,
+            game_id=game_id,
+            player=row.owner,
+            won=won,
+            score=score,
+            cards_left=cards_left,
+            at=now,
+            first_result=previous is None,
+        )
+        result = GameResult(
+            game_id, row.owner, code, won, score, cards_left, moves, feats, epoch_to_datetime(now)
+        )
+        self._results[game_id] = _Result(result, row.seq)
+        return result
+
+    def result(self, game_id: str) -> GameResult | None:
+        with self._lock:
+            found = self._results.get(game_id)
+        return found.result if found is not None else None
+
+    def deal_record(self, code: GameCode) -> DealRecord | None:
+        with self._lock:
+            row = self._deals.get(code.text())
+            return to_record(row, self._name_of) if row is not None else None
+
+    def _name_of(self, player: str | None) -> str | None:
+        found = self._players.get(player) if player is not None else None
+        return found.name if found is not None else None
+
+    def player_stats(self, player: str) -> list[PlayerStats]:
+        with self._lock:
+            mine = sorted(
+                (r for r in self._results.values() if r.result.player == player),
+                key=lambda r: r.seq,
+            )
+        out = []
+        for rules in Rules:
+            results = [r.result for r in mine if r.result.rules is rules]
+            wins = [r.score for r in results if r.won]
+            current, longest = streaks([r.won for r in results])
+            out.append(
+                PlayerStats(
+                    rules, len(results), len(wins), max(wins, default=None), current, longest
+                )
+            )
+        return out
+
+    # -- players --------------------------------------------------------------------------
+
+    def display_name(self, player: str) -> str | None:
+        with self._lock:
+            return self._name_of(player)
+
+    def set_display_name(self, player: str, name: str | None) -> str | None:
+        cleaned = clean_display_name(name) if name is not None and name.strip() else None
+        with self._lock:
+            self._players.setdefault(player, _Player()).name = cleaned
+        return cleaned
+
+    # -- cleanup --------------------------------------------------------------------------
+
+    def cleanup_idle(self, older_than: dt.timedelta) -> int:
+        with self._lock:
+            cutoff = self._clock() - older_than.total_seconds()
+            idle = [
+                game_id
+                for game_id, row in self._games.items()
+                if row.updated < cutoff and row.status is not Status.WON
+            ]
+            for game_id in idle:
+                self._record_by_id(game_id)
+                row = self._games.pop(game_id)
+                player = self._players.get(row.owner) if row.owner is not None else None
+                if player is not None and player.current == game_id:
+                    player.current = None
+            owners = {row.owner for row in self._games.values()}
+            result_players = {r.result.player for r in self._results.values()}
+            for player_id, player in list(self._players.items()):
+                if (
+                    player.name is None
+                    and player.current is None
+                    and player_id not in owners
+                    and player_id not in result_players
+                ):
+                    del self._players[player_id]
+        return len(idle)

@@ -1,0 +1,156 @@
+"""The SQL schema, versioned: created on first start, migrated step by step on later ones.
+
+``tp_schema`` holds one row: the schema version the database is at. On start
+:func:`migrate` takes a lock (PostgreSQL: a transaction-level advisory lock;
+SQLite: ``BEGIN IMMEDIATE``), so of several processes starting at once one
+creates or migrates and the others then see it done. A database at a newer
+version than this code knows is refused rather than written to.
+
+To change the schema: append a step to :data:`MIGRATIONS` (it receives the
+connection, inside the transaction) and change the table definitions below to
+match the result. Version 1 is created from these definitions directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Connection,
+    Double,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    insert,
+    inspect,
+    select,
+    text,
+    update,
+)
+
+SCHEMA_VERSION: Final = 1
+
+metadata = MetaData()
+
+schema_table = Table(
+    "tp_schema",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("version", Integer, nullable=False),
+    Column("migrated", Double, nullable=False),
+)
+
+players = Table(
+    "tp_players",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("display_name", String(40)),
+    Column("current_game_id", String(64)),
+    Column("created", Double, nullable=False),
+    Column("updated", Double, nullable=False),
+)
+
+games = Table(
+    "tp_games",
+    metadata,
+    Column(
+        "seq", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("id", String(64), nullable=False, unique=True),
+    Column("owner", String(64)),
+    Column("code", String(16), nullable=False),
+    Column("state", Text, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("status", String(8), nullable=False),
+    Column("moves", Integer, nullable=False),
+    Column("score", Integer, nullable=False),
+    Column("cards_left", Integer, nullable=False),
+    Column("created", Double, nullable=False),
+    Column("updated", Double, nullable=False),
+    Index("tp_games_owner_code", "owner", "code", "seq"),
+    Index("tp_games_updated", "updated"),
+)
+
+results = Table(
+    "tp_results",
+    metadata,
+    Column("game_id", String(64), primary_key=True),
+    Column("game_seq", BigInteger, nullable=False),
+    Column("player", String(64)),
+    Column("code", String(16), nullable=False),
+    Column("rules", String(1), nullable=False),
+    Column("won", Boolean, nullable=False),
+    Column("score", Integer, nullable=False),
+    Column("cards_left", Integer, nullable=False),
+    Column("moves", Integer, nullable=False),
+    Column("feats", String(64), nullable=False),
+    Column("at", Double, nullable=False),
+    Index("tp_results_player", "player", "rules", "game_seq"),
+)
+
+deals = Table(
+    "tp_deals",
+    metadata,
+    Column("code", String(16), primary_key=True),
+    Column("wins", Integer, nullable=False),
+    Column("finished", Integer, nullable=False),
+    Column("first_game", String(64)),
+    Column("first_player", String(64)),
+    Column("first_score", Integer),
+    Column("first_at", Double),
+    Column("best_score", Integer),
+    Column("best_game", String(64)),
+    Column("best_player", String(64)),
+    Column("best_at", Double),
+    Column("unfinished_cards_left", Integer),
+    Column("unfinished_game", String(64)),
+    Column("unfinished_player", String(64)),
+    Column("unfinished_at", Double),
+)
+
+DEAL_FIELDS: Final = tuple(c.name for c in deals.columns if c.name != "code")
+
+MIGRATIONS: Final[dict[int, Callable[[Connection], None]]] = {
+    # 2: lambda conn: conn.exec_driver_sql("ALTER TABLE tp_games ADD COLUMN …"),
+}
+"""Step ``n`` takes a database from version ``n - 1`` to ``n``."""
+
+_ADVISORY_LOCK: Final = int.from_bytes(b"tripeaks", "big")
+
+
+class SchemaTooNew(RuntimeError):
+    """The database was migrated by a newer release of the app."""
+
+
+def migrate(conn: Connection, dialect: str, now: float) -> int:
+    """Create or migrate the schema inside the caller's (write) transaction; returns the version."""
+    if dialect == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _ADVISORY_LOCK})
+    if not inspect(conn).has_table(schema_table.name):
+        metadata.create_all(conn)
+        conn.execute(insert(schema_table).values(id=1, version=SCHEMA_VERSION, migrated=now))
+        return SCHEMA_VERSION
+    version = conn.execute(
+        select(schema_table.c.version).where(schema_table.c.id == 1)
+    ).scalar_one()
+    if version > SCHEMA_VERSION:
+        raise SchemaTooNew(
+            f"the database is at schema version {version};"
+            f" this release knows versions up to {SCHEMA_VERSION}"
+        )
+    for step in range(version + 1, SCHEMA_VERSION + 1):
+        MIGRATIONS[step](conn)
+    if version != SCHEMA_VERSION:
+        conn.execute(
+            update(schema_table)
+            .where(schema_table.c.id == 1)
+            .values(version=SCHEMA_VERSION, migrated=now)
+        )
+    return SCHEMA_VERSION

@@ -1,0 +1,730 @@
+"""Games in a SQL database through SQLAlchemy 2 Core: SQLite (the default) or PostgreSQL.
+
+``SqlStore("sqlite:///./data/tripeaks.db")`` or
+``SqlStore("postgresql+psycopg://user@host/db")`` (``postgresql://`` and
+``postgres://`` mean psycopg 3 too). The schema is created or migrated when the
+store opens (see :mod:`app.store.schema` and ``docs/store.md``).
+
+Durability: every write commits before the method returns, and a commit is on
+disk when it returns (SQLite: WAL with ``synchronous=FULL``; PostgreSQL: its
+default ``synchronous_commit=on``).
+
+Concurrency: :meth:`save` is ``UPDATE … WHERE id = ? AND version = ?``, so of two
+saves of one version exactly one wins and the other raises
+:class:`VersionConflict`. On SQLite the writes of one process are made one at a
+time and *group-committed*: the writes that queue up while a commit is being
+synced to disk are made together in the next transaction (each in its own
+savepoint, so one failing write does not undo the others) and synced once.
+Every caller still returns only after the commit that holds its write. Several
+processes on one SQLite file take turns (``BEGIN IMMEDIATE`` and a busy
+timeout); for several machines, use PostgreSQL, where row locks order the
+writers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, Final, TypeVar, cast
+
+from sqlalchemy import (
+    Connection,
+    Engine,
+    bindparam,
+    create_engine,
+    delete,
+    event,
+    exists,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.dialects import postgresql as pg_dialect
+from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import (
+    DataError,
+    DBAPIError,
+    DisconnectionError,
+    IntegrityError,
+    ProgrammingError,
+    SQLAlchemyError,
+)
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+from app.engine import Game, GameCode, Rules, Status
+from app.store.base import (
+    DealRecord,
+    GameResult,
+    GameStore,
+    PlayerStats,
+    StoredGame,
+    StoreUnavailable,
+    VersionConflict,
+    clean_display_name,
+    game_outcome,
+    improves,
+    new_game_id,
+    streaks,
+)
+from app.store.deals import (
+    DealRow,
+    epoch_to_datetime,
+    feats_from_text,
+    feats_text,
+    merge,
+    to_record,
+)
+from app.store.schema import DEAL_FIELDS, deals, games, migrate, players, results
+
+T = TypeVar("T")
+
+SQLITE_BUSY_TIMEOUT_S: Final = 10.0
+"""How long a SQLite writer waits for another process's write lock before giving up."""
+SQLITE_SYNCHRONOUS: Final = ("FULL", "EXTRA", "NORMAL", "OFF")
+SQLITE_READERS_KEPT: Final = 16
+CLEANUP_BATCH: Final = 200
+GAMES_SEEN: Final = 4096
+"""How many decoded games a store keeps by id and version, to skip replaying a game's line."""
+
+
+def database_url(url: str) -> URL:
+    """The SQLAlchemy URL for a ``TRIPEAKS_DATABASE_URL``; PostgreSQL always through psycopg 3."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            url = "postgresql+psycopg://" + url[len(prefix) :]
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.get_driver_name() not in ("pysqlite", ""):
+            raise ValueError(f"unsupported SQLite driver in {url!r}: use sqlite:///path")
+    elif parsed.get_backend_name() == "postgresql":
+        if parsed.get_driver_name() != "psycopg":
+            raise ValueError(f"unsupported PostgreSQL driver in {url!r}: use postgresql+psycopg://")
+    else:
+        raise ValueError(f"unsupported database URL {url!r}: use sqlite:///path or postgresql://")
+    return parsed
+
+
+def unavailable(error: BaseException) -> bool:
+    """Whether a database error means "cannot reach or write the database now" (not a bug)."""
+    if isinstance(error, (PoolTimeout, DisconnectionError)):
+        return True
+    if isinstance(error, sqlite3.Error):  # raised by the raw BEGIN IMMEDIATE
+        return isinstance(error, (sqlite3.OperationalError, sqlite3.InternalError))
+    return isinstance(error, DBAPIError) and not isinstance(
+        error, (IntegrityError, ProgrammingError, DataError)
+    )
+
+
+class _Pending:
+    """One write waiting for a group commit."""
+
+    __slots__ = ("done", "error", "job", "value")
+
+    def __init__(self, job: Callable[[Connection], Any]) -> None:
+        self.job = job
+        self.done = False
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+
+class _Raised:
+    """An exception from a caller's function, carried out of a write job that wrote nothing."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+class SqlStore(GameStore):
+    """The store on SQLite or PostgreSQL. Thread-safe; several processes may share one database."""
+
+    def __init__(self, url: str, *, clock: Callable[[], float] = time.time) -> None:
+        self.url = database_url(url)
+        self.synchronous = "FULL"
+        if "synchronous" in self.url.query:  # sqlite:///path?synchronous=NORMAL (see docs/store.md)
+            self.synchronous = str(self.url.query["synchronous"]).upper()
+            if (
+                self.synchronous not in SQLITE_SYNCHRONOUS
+                or self.url.get_backend_name() != "sqlite"
+            ):
+                raise ValueError(
+                    f"synchronous= is for SQLite, one of {', '.join(SQLITE_SYNCHRONOUS)}"
+                )
+            self.url = self.url.difference_update_query(["synchronous"])
+        self._clock = clock
+        self.dialect = self.url.get_backend_name()
+        self._engine = self._make_engine()
+        self._write_engine = self._engine.execution_options(tripeaks_write=True)
+        self._read_engine = (
+            self._engine.execution_options(isolation_level="AUTOCOMMIT")
+            if self.dialect == "postgresql"
+            else self._engine
+        )
+        self._games_seen: OrderedDict[str, tuple[int, Game]] = OrderedDict()
+        self._games_seen_lock = threading.Lock()
+        self._queue: list[_Pending] = []
+        self._queue_lock = threading.Lock()
+        self._commit_lock = threading.Lock()
+        self._writer: Connection | None = None
+        self._readers: list[Connection] = []
+        self._readers_lock = threading.Lock()
+        self._closed = False
+        try:
+            with self._write_engine.begin() as conn:
+                migrate(conn, self.dialect, clock())
+        except (SQLAlchemyError, sqlite3.Error) as error:
+            self._engine.dispose()
+            if unavailable(error):
+                raise StoreUnavailable(f"cannot open the database: {error}") from error
+            raise
+
+    # -- engine, transactions -------------------------------------------------------------
+
+    def _make_engine(self) -> Engine:
+        if self.dialect == "postgresql":
+            return create_engine(
+                self.url, pool_size=5, max_overflow=15, pool_timeout=15, pool_pre_ping=True
+            )
+        path = self.url.database
+        if path in (None, "", ":memory:") or str(path).startswith("file:"):
+            raise ValueError("an in-memory SQLite database is not shared: use memory:// instead")
+        Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(
+            self.url,
+            pool_size=8,
+            max_overflow=56,
+            pool_timeout=30,
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S},
+        )
+
+        @event.listens_for(engine, "connect")
+        def on_connect(dbapi_connection: Any, _record: Any) -> None:
+            # Let SQLAlchemy, not the sqlite3 module, say when transactions begin.
+            dbapi_connection.isolation_level = None
+            cursor = dbapi_connection.cursor()
+            cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
+            cursor.execute(f"PRAGMA synchronous={self.synchronous}")
+            # WAL is a property of the file, set once. Switching to it needs the database to
+            # itself, and SQLite reports "locked" at once rather than wait: retry a while.
+            deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_S
+            while cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                try:
+                    cursor.execute("PRAGMA journal_mode=WAL")
+                except sqlite3.OperationalError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.01)
+            cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def on_begin(conn: Connection) -> None:
+            # A writer takes the write lock at BEGIN: it waits (busy timeout) instead of
+            # failing later when a read transaction would have to become a write one.
+            # Reads run without BEGIN: each SELECT is then its own read transaction.
+            if conn.get_execution_options().get("tripeaks_write", False):
+                conn.connection.driver_connection.execute("BEGIN IMMEDIATE")  # type: ignore[union-attr]
+
+        return engine
+
+    def close(self) -> None:
+        with self._commit_lock:
+            self._drop_writer()
+        with self._readers_lock:
+            readers, self._readers, self._closed = self._readers, [], True
+        for conn in readers:
+            conn.close()
+        self._engine.dispose()
+
+    def _read(self, query: Callable[[Connection], T]) -> T:
+        try:
+            if self.dialect == "postgresql":
+                with self._read_engine.connect() as conn:
+                    return query(conn)
+            # SQLite: reads run without BEGIN, so a connection can be reused as it is;
+            # keeping a few skips the pool's checkout and reset on every read.
+            with self._readers_lock:
+                kept = self._readers.pop() if self._readers else None
+            conn = kept if kept is not None else self._engine.connect()
+            try:
+                value = query(conn)
+            except BaseException:
+                conn.close()
+                raise
+            with self._readers_lock:
+                keep = len(self._readers) < SQLITE_READERS_KEPT and not self._closed
+                if keep:
+                    self._readers.append(conn)
+            if not keep:
+                conn.close()
+            return value
+        except (SQLAlchemyError, sqlite3.Error) as error:
+            if unavailable(error):
+                raise StoreUnavailable(str(error)) from error
+            raise
+
+    def _write(self, job: Callable[[Connection], T]) -> T:
+        """Run ``job`` in a write transaction; returns once that transaction is committed."""
+        try:
+            if self.dialect == "postgresql":
+                with self._write_engine.begin() as conn:
+                    return job(conn)
+            return cast(T, self._group_commit(job))
+        except (SQLAlchemyError, sqlite3.Error) as error:
+            if unavailable(error):
+                raise StoreUnavailable(str(error)) from error
+            raise
+
+    def _group_commit(self, job: Callable[[Connection], Any]) -> Any:
+        pending = _Pending(job)
+        with self._queue_lock:
+            self._queue.append(pending)
+        with self._commit_lock:
+            if not pending.done:
+                with self._queue_lock:
+                    batch, self._queue = self._queue, []
+                self._run_batch(batch)
+        if pending.error is not None:
+            raise pending.error
+        return pending.value
+
+    def _run_batch(self, batch: Sequence[_Pending]) -> None:
+        """Make a batch of writes in one transaction (one sync to disk).
+
+        A job either raises :class:`VersionConflict` before it writes anything (that
+        job alone fails) or succeeds; if a job fails any other way, the transaction
+        is rolled back and each job of the batch is made again on its own.
+        """
+        try:
+            if self._writer is None:  # one connection for all writes, kept while it works
+                self._writer = self._write_engine.connect()
+            conn = self._writer
+            try:
+                with conn.begin():
+                    for pending in batch:
+                        try:
+                            pending.value = pending.job(conn)
+                        except VersionConflict as conflict:
+                            pending.error = conflict
+                return
+            except Exception as error:
+                database_down = isinstance(error, SQLAlchemyError) and unavailable(error)
+                if len(batch) == 1 or database_down:
+                    raise
+            for pending in batch:
+                pending.value, pending.error = None, None
+                try:
+                    with conn.begin():
+                        pending.value = pending.job(conn)
+                except Exception as error:
+                    pending.error = error
+        except Exception as error:  # no write of the batch happened
+            for pending in batch:
+                pending.error, pending.value = error, None
+            self._drop_writer()
+        finally:
+            for pending in batch:
+                pending.done = True
+
+    def _drop_writer(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            try:
+                writer.close()
+            except SQLAlchemyError:  # pragma: no cover - the connection is gone anyway
+                writer.invalidate()
+
+    def _remember(self, game_id: str, version: int, game: Game) -> None:
+        """Keep the latest decoded game by id (a version's state never changes: reuse it)."""
+        with self._games_seen_lock:
+            self._games_seen[game_id] = (version, game.copy())
+            self._games_seen.move_to_end(game_id)
+            if len(self._games_seen) > GAMES_SEEN:
+                self._games_seen.popitem(last=False)
+
+    # -- games ----------------------------------------------------------------------------
+
+    def _stored(self, row: Any) -> StoredGame:
+        with self._games_seen_lock:
+            seen = self._games_seen.get(row.id)
+        if seen is not None and seen[0] == row.version:
+            game = seen[1].copy()
+        else:
+            game = Game.from_dict(json.loads(row.state))
+            self._remember(row.id, row.version, game)
+        return StoredGame(row.id, row.owner, game, row.version)
+
+    @staticmethod
+    def _columns(game: Game) -> dict[str, Any]:
+        return {
+            "state": json.dumps(game.to_dict(), separators=(",", ":")),
+            "status": game.status.value,
+            "moves": game.moves,
+            "score": game.score,
+            "cards_left": game.cards_left(),
+        }
+
+    def create(self, game: Game, owner: str | None) -> StoredGame:
+        game_id = new_game_id()
+        values = self._columns(game)
+
+        def job(conn: Connection) -> None:
+            now = self._clock()
+            conn.execute(
+                insert(games).values(
+                    id=game_id,
+                    owner=owner,
+                    code=game.code_text(),
+                    version=1,
+                    created=now,
+                    updated=now,
+                    **values,
+                )
+            )
+            if owner is not None:
+                self._make_current(conn, owner, game_id, now)
+
+        self._write(job)
+        return StoredGame(game_id, owner, game.copy(), 1)
+
+    _GET = select(games.c.id, games.c.owner, games.c.state, games.c.version).where(
+        games.c.id == bindparam("b_id")
+    )
+
+    _GET_FOR_UPDATE = _GET.with_for_update()
+
+    def get(self, game_id: str) -> StoredGame | None:
+        row = self._read(lambda conn: conn.execute(self._GET, {"b_id": game_id}).first())
+        return self._stored(row) if row is not None else None
+
+    _SAVE = (
+        update(games)
+        .where(games.c.id == bindparam("b_id"), games.c.version == bindparam("b_version"))
+        .values(
+            version=bindparam("b_new_version"),
+            state=bindparam("b_state"),
+            status=bindparam("b_status"),
+            moves=bindparam("b_moves"),
+            score=bindparam("b_score"),
+            cards_left=bindparam("b_cards_left"),
+            updated=bindparam("b_updated"),
+        )
+    )
+
+    def save(self, stored: StoredGame, game: Game) -> StoredGame:
+        values = {"b_" + key: value for key, value in self._columns(game).items()}
+        values.update(b_id=stored.id, b_version=stored.version, b_new_version=stored.version + 1)
+        status = game.status
+
+        def job(conn: Connection) -> None:
+            values["b_updated"] = self._clock()
+            if conn.execute(self._SAVE, values).rowcount != 1:
+                raise VersionConflict(stored.id)
+            if status is not Status.PLAYING:
+                self._record(conn, stored.id, game)
+
+        self._write(job)
+        self._remember(stored.id, stored.version + 1, game)
+        return StoredGame(stored.id, stored.owner, game.copy(), stored.version + 1)
+
+    def update(self, game_id: str, change: Callable[[Game], T]) -> tuple[StoredGame, T] | None:
+        """Read, change and save the game in one transaction, its row locked: no conflicts."""
+
+        def job(conn: Connection) -> tuple[StoredGame, Game, T] | _Raised | None:
+            row = conn.execute(self._GET_FOR_UPDATE, {"b_id": game_id}).first()
+            if row is None:
+                return None
+            stored = self._stored(row)
+            game = stored.game.copy()
+            try:
+                value = change(game)
+            except Exception as error:  # nothing written: the rest of a batch goes on
+                return _Raised(error)
+            values = {"b_" + key: v for key, v in self._columns(game).items()}
+            values.update(
+                b_id=game_id,
+                b_version=stored.version,
+                b_new_version=stored.version + 1,
+                b_updated=self._clock(),
+            )
+            if conn.execute(self._SAVE, values).rowcount != 1:  # pragma: no cover - row locked
+                raise VersionConflict(game_id)
+            if game.status is not Status.PLAYING:
+                self._record(conn, game_id, game)
+            return stored, game, value
+
+        out = self._write(job)
+        if out is None:
+            return None
+        if isinstance(out, _Raised):
+            raise out.error
+        stored, game, value = out
+        self._remember(game_id, stored.version + 1, game)
+        return StoredGame(game_id, stored.owner, game.copy(), stored.version + 1), value
+
+    def current(self, owner: str) -> StoredGame | None:
+        query = (
+            select(games.c.id, games.c.owner, games.c.state, games.c.version)
+            .join(players, players.c.current_game_id == games.c.id)
+            .where(players.c.id == owner)
+        )
+        row = self._read(lambda conn: conn.execute(query).first())
+        return self._stored(row) if row is not None else None
+
+    def find(self, owner: str, code: GameCode) -> StoredGame | None:
+        query = (
+            select(games.c.id, games.c.owner, games.c.state, games.c.version)
+            .where(games.c.owner == owner, games.c.code == code.text())
+            .order_by(games.c.seq.desc())
+            .limit(1)
+        )
+        row = self._read(lambda conn: conn.execute(query).first())
+        return self._stored(row) if row is not None else None
+
+    def set_current(self, owner: str, game_id: str) -> None:
+        already = select(players.c.id).where(
+            players.c.id == owner, players.c.current_game_id == game_id
+        )
+        if self._read(lambda conn: conn.execute(already).first()) is not None:
+            return  # the common case (a page view of the current game) writes nothing
+
+        def job(conn: Connection) -> None:
+            found = conn.execute(select(games.c.owner).where(games.c.id == game_id)).first()
+            if found is not None and found.owner == owner:
+                self._make_current(conn, owner, game_id, self._clock())
+
+        self._write(job)
+
+    def _insert_ignore(self, table: Any, **values: Any) -> Any:
+        dialect = pg_dialect if self.dialect == "postgresql" else sqlite_dialect
+        return dialect.insert(table).values(**values).on_conflict_do_nothing()
+
+    def _make_current(self, conn: Connection, owner: str, game_id: str, now: float) -> None:
+        """Point the player at ``game_id``; the game they leave gets its result recorded."""
+        lock_player = (
+            select(players.c.current_game_id).where(players.c.id == owner).with_for_update()
+        )
+        while True:  # (cleanup may delete an idle player's row between the two statements)
+            conn.execute(self._insert_ignore(players, id=owner, created=now, updated=now))
+            found = conn.execute(lock_player).first()
+            if found is not None:
+                break
+        previous = found.current_game_id
+        conn.execute(
+            update(players)
+            .where(players.c.id == owner)
+            .values(current_game_id=game_id, updated=now)
+        )
+        if previous is not None and previous != game_id:
+            self._record(conn, previous, None)
+
+    # -- results and records --------------------------------------------------------------
+
+    def record_result(self, game_id: str) -> GameResult | None:
+        return self._write(lambda conn: self._record(conn, game_id, None))
+
+    def _record(self, conn: Connection, game_id: str, game: Game | None) -> GameResult | None:
+        """Record (or improve) a game's result and its deal's record, in the caller's tx."""
+        row = conn.execute(
+            select(games.c.seq, games.c.owner, games.c.state)
+            .where(games.c.id == game_id)
+            .with_for_update()
+        ).first()
+        if row is None:
+            return None
+        if game is None:
+            game = Game.from_dict(json.loads(row.state))
+        outcome = game_outcome(game)
+        if outcome is None:
+            return None
+        won, score, cards_left, moves = outcome
+        previous = self._result(conn, game_id)
+        if not improves(won, cards_left, previous):
+            return None
+        code = game.code_text()
+        now = self._clock()
+        conn.execute(self._insert_ignore(deals, code=code, wins=0, finished=0))
+        deal_row = conn.execute(
+            select(*(deals.c[name] for name in DEAL_FIELDS))
+            .where(deals.c.code == code)
+            .with_for_update()
+        ).one()
+        deal = DealRow(code, **deal_row._asdict())
+        feats = merge(
+            deal,
+            game_id=game_id,
+            player=row.owner,
+            won=won,
+            score=score,
+            cards_left=cards_left,
+            at=now,
+            first_result=previous is None,
+        )
+        conn.execute(
+            update(deals)
+            .where(deals.c.code == code)
+            .values({name: getattr(deal, name) for name in DEAL_FIELDS})
+        )
+        values = {
+            "won": won,
+            "score": score,
+            "cards_left": cards_left,
+            "moves": moves,
+            "feats": feats_text(feats),
+            "at": now,
+        }
+        if previous is None:
+            conn.execute(
+                insert(results).values(
+                    game_id=game_id,
+                    game_seq=row.seq,
+                    player=row.owner,
+                    code=code,
+                    rules=game.rules.letter,
+                    **values,
+                )
+            )
+        else:
+            conn.execute(update(results).where(results.c.game_id == game_id).values(**values))
+        return GameResult(
+            game_id, row.owner, code, won, score, cards_left, moves, feats, epoch_to_datetime(now)
+        )
+
+    @staticmethod
+    def _result(conn: Connection, game_id: str) -> GameResult | None:
+        row = conn.execute(select(results).where(results.c.game_id == game_id)).first()
+        if row is None:
+            return None
+        return GameResult(
+            row.game_id,
+            row.player,
+            row.code,
+            bool(row.won),
+            row.score,
+            row.cards_left,
+            row.moves,
+            feats_from_text(row.feats),
+            epoch_to_datetime(row.at),
+        )
+
+    def result(self, game_id: str) -> GameResult | None:
+        return self._read(lambda conn: self._result(conn, game_id))
+
+    def deal_record(self, code: GameCode) -> DealRecord | None:
+        text = code.text()
+
+        def query(conn: Connection) -> DealRecord | None:
+            found = conn.execute(
+                select(*(deals.c[name] for name in DEAL_FIELDS)).where(deals.c.code == text)
+            ).first()
+            if found is None:
+                return None
+            row = DealRow(text, **found._asdict())
+            holders = {row.first_player, row.best_player, row.unfinished_player} - {None}
+            names: dict[str, str | None] = {}
+            if holders:
+                found_names = conn.execute(
+                    select(players.c.id, players.c.display_name).where(players.c.id.in_(holders))
+                )
+                names = {player_id: name for player_id, name in found_names}
+            return to_record(row, lambda player: names.get(player) if player is not None else None)
+
+        return self._read(query)
+
+    def player_stats(self, player: str) -> list[PlayerStats]:
+        query = (
+            select(results.c.rules, results.c.won, results.c.score)
+            .where(results.c.player == player)
+            .order_by(results.c.game_seq)
+        )
+        rows = self._read(lambda conn: conn.execute(query).all())
+        out = []
+        for rules in Rules:
+            mine = [(bool(r.won), r.score) for r in rows if r.rules == rules.letter]
+            wins = [score for won, score in mine if won]
+            current, longest = streaks([won for won, _ in mine])
+            out.append(
+                PlayerStats(rules, len(mine), len(wins), max(wins, default=None), current, longest)
+            )
+        return out
+
+    # -- players --------------------------------------------------------------------------
+
+    def display_name(self, player: str) -> str | None:
+        query = select(players.c.display_name).where(players.c.id == player)
+        return self._read(lambda conn: conn.execute(query).scalar_one_or_none())
+
+    def set_display_name(self, player: str, name: str | None) -> str | None:
+        cleaned = clean_display_name(name) if name is not None and name.strip() else None
+
+        def job(conn: Connection) -> None:
+            now = self._clock()
+            conn.execute(self._insert_ignore(players, id=player, created=now, updated=now))
+            conn.execute(
+                update(players)
+                .where(players.c.id == player)
+                .values(display_name=cleaned, updated=now)
+            )
+
+        self._write(job)
+        return cleaned
+
+    # -- cleanup --------------------------------------------------------------------------
+
+    def cleanup_idle(self, older_than: dt.timedelta) -> int:
+        cutoff = self._clock() - older_than.total_seconds()
+        idle = (games.c.updated < cutoff) & (games.c.status != Status.WON.value)
+        removed = 0
+        find_idle = select(games.c.id).where(idle).limit(CLEANUP_BATCH)
+        while True:
+            ids: list[str] = self._read(lambda conn: list(conn.execute(find_idle).scalars()))
+            if not ids:
+                break
+
+            def remove(conn: Connection, ids: list[str] = ids) -> int:
+                return self._remove_games(conn, ids, idle)
+
+            removed += self._write(remove)
+            if len(ids) < CLEANUP_BATCH:
+                break
+
+        def forget_players(conn: Connection) -> None:
+            conn.execute(
+                delete(players).where(
+                    players.c.display_name.is_(None),
+                    players.c.updated < cutoff,
+                    ~exists().where(games.c.owner == players.c.id),
+                    ~exists().where(results.c.player == players.c.id),
+                )
+            )
+
+        self._write(forget_players)
+        return removed
+
+    def _remove_games(self, conn: Connection, ids: Iterable[str], idle: Any) -> int:
+        removed = 0
+        for game_id in ids:
+            # Lock the game and check it is still idle: a player may have come back to it.
+            still_idle = conn.execute(
+                select(games.c.id).where(games.c.id == game_id, idle).with_for_update()
+            ).first()
+            if still_idle is None:
+                continue
+            self._record(conn, game_id, None)
+            removed += conn.execute(delete(games).where(games.c.id == game_id)).rowcount
+        return removed
+
+    # -- figures --------------------------------------------------------------------------
+
+    def count_games(self) -> int:
+        return self._read(
+            lambda conn: conn.execute(select(func.count()).select_from(games)).scalar_one()
+        )

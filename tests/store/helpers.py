@@ -1,0 +1,157 @@
+"""Deals with known outcomes for the store tests, and a uvicorn server in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import httpx
+
+from app.engine import DRAW, Game, GameCode, Rules, Status
+from tests.support import winning_line
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "store-tests-secret-" + "k" * 24
+
+
+def played(code: GameCode, line: Iterable[int]) -> Game:
+    game = Game(code)
+    game.replay(line)
+    return game
+
+
+def greedy(code: GameCode, *, prefer_draw: bool) -> Game:
+    """Play until the game ends: remove the first playable card (or draw first, if asked)."""
+    game = Game(code)
+    while game.status is Status.PLAYING:
+        playable = game.playable_positions()
+        if prefer_draw and game.can_draw():
+            game.draw()
+        elif playable:
+            game.remove(playable[0])
+        else:
+            game.draw()
+    return game
+
+
+@cache
+def two_wins(rules: Rules = Rules.EASY) -> tuple[GameCode, tuple[int, ...], tuple[int, ...]]:
+    """A deal with two winning lines of different scores: (code, lower line, higher line)."""
+    for number in range(1, 400):
+        code = GameCode(rules, number)
+        first = winning_line(Game(code), node_limit=20_000)
+        if first is None:
+            continue
+        after_draw = Game(code)
+        after_draw.draw()
+        rest = winning_line(after_draw, node_limit=20_000)
+        if rest is None:
+            continue
+        second = [DRAW, *rest]
+        a, b = played(code, first).score, played(code, second).score
+        if a != b:
+            low, high = (first, second) if a < b else (second, first)
+            return code, tuple(low), tuple(high)
+    raise AssertionError("no deal with two differently scored wins found")
+
+
+@cache
+def two_blocks(rules: Rules = Rules.EASY) -> tuple[GameCode, tuple[int, ...], tuple[int, ...]]:
+    """A deal with two lines ending blocked with different cards left: (code, more, fewer)."""
+    for number in range(1, 2000):
+        code = GameCode(rules, number)
+        a, b = greedy(code, prefer_draw=False), greedy(code, prefer_draw=True)
+        if a.status is b.status is Status.BLOCKED and a.cards_left() != b.cards_left():
+            more, fewer = (a, b) if a.cards_left() > b.cards_left() else (b, a)
+            return code, line_of(more), line_of(fewer)
+    raise AssertionError("no such deal found")
+
+
+def line_of(game: Game) -> tuple[int, ...]:
+    return tuple(DRAW if a.position is None else a.position for a in game.line)
+
+
+# -- a real server ------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[bytes]
+    url: str
+    log: Path
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no flush, nothing."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # pragma: no cover
+                self.kill()
+
+
+def start_server(database_url: str, data_dir: Path, *, port: int | None = None) -> Server:
+    port = port or free_port()
+    env = {
+        **os.environ,
+        "TRIPEAKS_DATABASE_URL": database_url,
+        "TRIPEAKS_SECRET_KEY": SECRET,
+        "TRIPEAKS_DATA_DIR": str(data_dir),
+        "PYTHONUNBUFFERED": "1",
+    }
+    log = data_dir / f"server-{port}-{secrets.token_hex(3)}.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [
+                sys.executable, "-m", "uvicorn", "app.web.main:create_app", "--factory",
+                "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    server = Server(process, f"http://127.0.0.1:{port}", log)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"server exited: {log.read_text(errors='replace')[-3000:]}")
+        try:
+            if httpx.get(server.url + "/healthz", timeout=1).status_code == 200:
+                return server
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    server.stop()
+    raise AssertionError(f"server did not start: {log.read_text(errors='replace')[-3000:]}")
+
+
+@contextmanager
+def running_server(
+    database_url: str, data_dir: Path, *, port: int | None = None
+) -> Iterator[Server]:
+    server = start_server(database_url, data_dir, port=port)
+    try:
+        yield server
+    finally:
+        server.stop()

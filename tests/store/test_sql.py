@@ -1,0 +1,267 @@
+"""What only the SQL store has: URLs, the SQLite settings, the versioned schema, failures."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Connection, text
+
+from app.engine import DRAW, Game, GameCode
+from app.store import sql
+from app.store.base import StoreUnavailable, VersionConflict
+from app.store.factory import open_store
+from app.store.memory import MemoryStore
+from app.store.schema import SCHEMA_VERSION, SchemaTooNew
+from app.store.sql import SqlStore, _Pending, database_url
+from tests.store.conftest import SQL_BACKENDS
+
+CODE = GameCode.parse("TP1-E-AAAAAAB")
+ALICE = "alice-player-id-0000000001"
+
+
+def test_urls() -> None:
+    assert database_url("postgresql://u@h/db").drivername == "postgresql+psycopg"
+    assert database_url("postgres://u@h/db").drivername == "postgresql+psycopg"
+    assert database_url("postgresql+psycopg://u@h/db").drivername == "postgresql+psycopg"
+    assert database_url("sqlite:///./data/x.db").database == "./data/x.db"
+    for bad in ["mysql://h/db", "postgresql+psycopg2://h/db", "sqlite+aiosqlite:///x.db"]:
+        with pytest.raises(ValueError, match="unsupported"):
+            database_url(bad)
+    with pytest.raises(ValueError, match="synchronous"):
+        SqlStore("sqlite:///x.db?synchronous=SOMETIMES")
+    for in_memory in ["sqlite://", "sqlite:///:memory:"]:
+        with pytest.raises(ValueError, match="memory://"):
+            SqlStore(in_memory)
+
+
+def test_factory(tmp_path: Path) -> None:
+    assert isinstance(open_store("memory://"), MemoryStore)
+    store = open_store(f"sqlite:///{tmp_path}/a/b/c.db")
+    try:
+        assert isinstance(store, SqlStore)
+        assert (tmp_path / "a" / "b" / "c.db").exists()  # parent folders made
+    finally:
+        store.close()
+
+
+def test_sqlite_is_wal_and_synchronous_full(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "tripeaks.db"
+    store = SqlStore(f"sqlite:///{path}")
+    try:
+        store.create(Game(CODE), ALICE)
+        with sqlite3.connect(path) as raw:
+            assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        with store._engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+            assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 10_000
+    finally:
+        store.close()
+
+
+def test_stored_game_is_small(tmp_path: Path) -> None:
+    store = SqlStore(f"sqlite:///{tmp_path}/t.db")
+    try:
+        stored = store.create(Game(CODE), ALICE)
+        game = stored.game.copy()
+        for _ in range(23):
+            game.draw()
+        store.save(stored, game)
+        with store._engine.connect() as conn:
+            size = conn.exec_driver_sql(
+                "SELECT length(id) + length(owner) + length(code) + length(state) + 64"
+                " FROM tp_games"
+            ).scalar_one()
+        assert size < 4096
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("database_url", SQL_BACKENDS, indirect=True)
+def test_schema_is_versioned(database_url: str) -> None:
+    store = SqlStore(database_url)
+    stored = store.create(Game(CODE), ALICE)
+    store.close()
+    store = SqlStore(database_url)  # opening again keeps everything
+    try:
+        assert store.get(stored.id) == stored
+        with store._engine.connect() as conn:
+            assert (
+                conn.execute(text("SELECT version FROM tp_schema")).scalar_one() == SCHEMA_VERSION
+            )
+            conn.execute(text("UPDATE tp_schema SET version = :v"), {"v": SCHEMA_VERSION + 1})
+            conn.commit()
+    finally:
+        store.close()
+    with pytest.raises(SchemaTooNew, match="schema version"):
+        SqlStore(database_url)
+
+
+@pytest.mark.parametrize("database_url", SQL_BACKENDS, indirect=True)
+def test_migrations_run_in_order(database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = SqlStore(database_url)
+    store.close()
+    ran: list[int] = []
+
+    def step_2(conn: Connection) -> None:
+        ran.append(2)
+        conn.execute(text("ALTER TABLE tp_players ADD COLUMN note VARCHAR(10)"))
+
+    monkeypatch.setattr("app.store.schema.SCHEMA_VERSION", 2)
+    monkeypatch.setitem(sql.migrate.__globals__["MIGRATIONS"], 2, step_2)
+    store = SqlStore(database_url)
+    try:
+        with store._engine.connect() as conn:
+            assert conn.execute(text("SELECT version FROM tp_schema")).scalar_one() == 2
+            conn.execute(text("SELECT note FROM tp_players"))
+    finally:
+        store.close()
+    SqlStore(database_url).close()
+    assert ran == [2]  # once
+
+
+@pytest.mark.parametrize("database_url", SQL_BACKENDS, indirect=True)
+def test_several_processes_start_at_once(database_url: str) -> None:
+    """Several stores opening a fresh database together: one creates the schema, all work."""
+    stores: list[SqlStore] = []
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(4)
+
+    def open_one() -> None:
+        try:
+            barrier.wait()
+            stores.append(SqlStore(database_url))
+        except BaseException as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=open_one) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert not errors
+        ids = [s.create(Game(CODE), None).id for s in stores]
+        assert all(stores[0].get(i) is not None for i in ids)
+    finally:
+        for s in stores:
+            s.close()
+
+
+def test_postgres_unreachable_is_store_unavailable() -> None:
+    with pytest.raises(StoreUnavailable):
+        SqlStore("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2")
+
+
+def test_sqlite_locked_is_store_unavailable_and_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sql, "SQLITE_BUSY_TIMEOUT_S", 0.2)
+    path = tmp_path / "t.db"
+    store = SqlStore(f"sqlite:///{path}")
+    try:
+        stored = store.create(Game(CODE), ALICE)
+        game = stored.game.copy()
+        game.draw()
+        blocker = sqlite3.connect(path, isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        try:
+            with pytest.raises(StoreUnavailable):
+                store.save(stored, game)
+            assert store.get(stored.id) == stored  # reads still work (WAL)
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        assert store.save(stored, game).version == 2  # and writes work again after
+    finally:
+        store.close()
+
+
+def test_group_commit_isolates_each_write(tmp_path: Path) -> None:
+    """In one batch: a conflict fails alone; a job failing after it wrote is redone alone."""
+    store = SqlStore(f"sqlite:///{tmp_path}/t.db")
+    try:
+        a = store.create(Game(CODE), None)
+        b = store.create(Game(CODE), None)
+        drawn = a.game.copy()
+        drawn.draw()
+        stale = b  # will conflict: b is saved first in the same batch
+        b_drawn = b.game.copy()
+        b_drawn.draw()
+        attempts = {"broken": 0}
+
+        def broken(conn: Connection) -> None:
+            attempts["broken"] += 1
+            conn.execute(text("UPDATE tp_games SET moves = 99 WHERE id = :id"), {"id": a.id})
+            raise RuntimeError("a bug after a write")
+
+        def save_job(stored: object, game: Game) -> _Pending:
+            holder: dict[str, object] = {}
+
+            def job(conn: Connection) -> None:
+                values = {"b_" + k: v for k, v in store._columns(game).items()}
+                values.update(
+                    b_id=stored.id,  # type: ignore[attr-defined]
+                    b_version=stored.version,  # type: ignore[attr-defined]
+                    b_new_version=stored.version + 1,  # type: ignore[attr-defined]
+                    b_updated=1.0,
+                )
+                if conn.execute(store._SAVE, values).rowcount != 1:
+                    raise VersionConflict("x")
+                holder["ok"] = True
+
+            return _Pending(job)
+
+        batch = [
+            save_job(a, drawn),
+            save_job(b, b_drawn),
+            save_job(stale, b_drawn),
+            _Pending(broken),
+        ]
+        with store._commit_lock:
+            store._run_batch(batch)
+        assert all(p.done for p in batch)
+        assert batch[0].error is None and batch[1].error is None
+        assert isinstance(batch[2].error, VersionConflict)
+        assert isinstance(batch[3].error, RuntimeError) and attempts["broken"] == 2
+        got_a, got_b = store.get(a.id), store.get(b.id)
+        assert got_a is not None and got_a.version == 2 and got_a.game == drawn
+        assert got_b is not None and got_b.version == 2 and got_b.game == b_drawn
+        with store._engine.connect() as conn:
+            moves = conn.execute(text("SELECT moves FROM tp_games WHERE id = :id"), {"id": a.id})
+            assert moves.scalar_one() == 1  # the broken job's write was rolled back
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("database_url", SQL_BACKENDS, indirect=True)
+def test_many_threads_many_games(database_url: str) -> None:
+    """Concurrent players on their own games: every save lands, in order, nothing lost."""
+    store = SqlStore(database_url)
+    try:
+        games = [store.create(Game(CODE), f"player-{i:03d}-xxxxxxxxxxxx") for i in range(12)]
+        errors: list[BaseException] = []
+
+        def player(stored: object) -> None:
+            try:
+                current = stored
+                for _ in range(15):
+                    game = current.game.copy()  # type: ignore[attr-defined]
+                    game.replay([DRAW])
+                    current = store.save(current, game)  # type: ignore[arg-type]
+            except BaseException as error:  # pragma: no cover - reported below
+                errors.append(error)
+
+        threads = [threading.Thread(target=player, args=(g,)) for g in games]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors
+        for g in games:
+            got = store.get(g.id)
+            assert got is not None and got.version == 16 and got.game.moves == 15
+    finally:
+        store.close()

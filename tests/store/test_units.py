@@ -1,0 +1,87 @@
+"""The pure parts of records: how a result changes a deal's record, streaks, names."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.store.base import BadDisplayName, Feat, clean_display_name, improves, streaks
+from app.store.deals import DealRow, feats_from_text, feats_text, merge
+
+
+def record(
+    row: DealRow, game: str, *, won: bool, score: int = 0, left: int = 0, first: bool = True
+) -> set[Feat]:
+    return set(
+        merge(row, game_id=game, player="p-" + game, won=won, score=score, cards_left=left, at=1.0,
+              first_result=first)
+    )  # fmt: skip
+
+
+def test_merge_wins() -> None:
+    row = DealRow("TP1-E-AAAAAAB")
+    assert record(row, "a", won=True, score=700) == {Feat.FIRST_WIN}
+    assert (row.first_game, row.best_game, row.best_score, row.wins, row.finished) == (
+        "a",
+        "a",
+        700,
+        1,
+        1,
+    )
+    assert record(row, "b", won=True, score=690) == set()
+    assert record(row, "c", won=True, score=700) == set()  # a tie does not break the record
+    assert record(row, "d", won=True, score=701) == {Feat.NEW_RECORD}
+    assert (row.first_game, row.best_game, row.best_player, row.wins) == ("a", "d", "p-d", 4)
+    assert row.unfinished_cards_left is None
+
+
+def test_merge_unfinished() -> None:
+    row = DealRow("TP1-E-AAAAAAB")
+    assert record(row, "a", won=False, left=5) == {Feat.BEST_UNFINISHED}
+    assert record(row, "b", won=False, left=5) == set()
+    assert record(row, "c", won=False, left=2) == {Feat.BEST_UNFINISHED}
+    assert (row.unfinished_cards_left, row.unfinished_game, row.finished, row.wins) == (
+        2,
+        "c",
+        3,
+        0,
+    )
+    # Game "c" comes back and wins: counted as a win, not as another finished game.
+    assert record(row, "c", won=True, score=650, first=False) == {Feat.FIRST_WIN}
+    assert (row.wins, row.finished, row.unfinished_cards_left) == (1, 3, 2)
+
+
+def test_improves() -> None:
+    from app.store.base import GameResult
+
+    def result(won: bool, left: int) -> GameResult:
+        import datetime as dt
+
+        return GameResult(
+            "g", None, "TP1-E-AAAAAAB", won, 500, left, 3, frozenset(), dt.datetime.now(dt.UTC)
+        )
+
+    assert improves(False, 28, None)
+    assert improves(False, 3, result(False, 4)) and not improves(False, 4, result(False, 4))
+    assert improves(True, 0, result(False, 1))
+    assert not improves(True, 0, result(True, 0))
+
+
+def test_streaks() -> None:
+    assert streaks([]) == (0, 0)
+    assert streaks([True, True, False, True]) == (1, 2)
+    assert streaks([False, True, True, True]) == (3, 3)
+    assert streaks([True, False]) == (0, 1)
+
+
+def test_feats_text() -> None:
+    for feats in [frozenset(), frozenset({Feat.FIRST_WIN}), frozenset(Feat)]:
+        assert feats_from_text(feats_text(feats)) == feats
+
+
+def test_clean_display_name() -> None:
+    assert clean_display_name(" Dana ") == "Dana"
+    assert clean_display_name("e\u0301") == "\u00e9"  # NFC
+    assert clean_display_name("x" * 40) == "x" * 40
+    for bad in ["", " ", "x" * 41, "a\u2028b", "a\rb", "\x1b[31m", "a\u200eb"[:1] + "\x00"]:
+        with pytest.raises(BadDisplayName):
+            clean_display_name(bad)

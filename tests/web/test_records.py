@@ -1,0 +1,270 @@
+"""Deal records and player statistics in the web app: JSON API, /stats, the game page's lines."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from fastapi.testclient import TestClient
+
+from app.engine import DRAW, Game, GameCode, Rules, Status
+from app.store import MemoryStore
+from app.store.base import Feat, GameStore, StoredGame
+from app.web.main import create_app
+from app.web.records import announcement, record_line, records_context
+from app.web.settings import Settings
+from tests.store.helpers import two_blocks, two_wins
+from tests.support import winning_line, won_deal
+from tests.web.conftest import game_id_of
+
+ALICE = "alice-player-id-0000000001"
+BOB = "bob-player-id-00000000000002"
+
+
+def play(store: GameStore, owner: str | None, code: GameCode, line: tuple[int, ...]) -> StoredGame:
+    stored = store.create(Game(code), owner)
+    for action in line:
+        game = stored.game.copy()
+        game.replay([action])
+        stored = store.save(stored, game)
+    return stored
+
+
+def win_by_clicks(client: TestClient, code: GameCode, line: tuple[int, ...]) -> str:
+    page = client.get(f"/g/{code.text()}")
+    game_id = game_id_of(page.text)
+    for action in line:
+        if action == DRAW:
+            response = client.post(f"/games/{game_id}/draw")
+        else:
+            response = client.post(f"/games/{game_id}/remove", data={"position": str(action)})
+        assert response.status_code == 200
+    return game_id
+
+
+# -- JSON API ---------------------------------------------------------------------------------
+
+
+def test_record_of_a_deal_nobody_finished(client: TestClient) -> None:
+    response = client.get("/api/deals/tp1-n-aaaaaab/record")
+    assert response.status_code == 200
+    assert response.json() == {
+        "code": "TP1-E-AAAAAAB",
+        "rules": "easy",
+        "wins": 0,
+        "finished": 0,
+        "first_win": None,
+        "best_score": None,
+        "best_unfinished": None,
+        "line": "No record yet: be the first to win this deal",
+    }
+
+
+def test_a_bad_code_is_422_with_the_engines_message(client: TestClient) -> None:
+    response = client.get("/api/deals/TP2-E-AAAAAAB/record")
+    assert response.status_code == 422
+    assert "TP1-E-AAAAAAB (TP1" in response.json()["detail"]
+    assert client.get("/api/deals/TP1-X-AAAAAAB/record").status_code == 422
+
+
+def test_record_after_a_win_by_clicks(client: TestClient, other_client: TestClient) -> None:
+    code, line = won_deal(Rules.EASY)
+    win_by_clicks(client, code, line)
+    score = Game(code)
+    score.replay(line)
+    mine = client.get(f"/api/deals/{code.text()}/record").json()
+    assert mine["wins"] == 1 and mine["finished"] == 1
+    assert mine["first_win"]["you"] is True and mine["first_win"]["by"] is None
+    assert mine["first_win"]["score"] == mine["best_score"]["score"] == score.score
+    assert mine["line"] == f"Record: {score.score} by you"
+    theirs = other_client.get(f"/api/deals/{code.text()}/record").json()
+    assert theirs["first_win"]["you"] is False
+    assert theirs["line"] == f"Record: {score.score} by an anonymous player"
+    assert (
+        client.put("/api/players/me/name", json={"name": " Dana "}).json()["display_name"] == "Dana"
+    )
+    theirs = other_client.get(f"/api/deals/{code.text()}/record").json()
+    assert (
+        theirs["best_score"]["by"] == "Dana" and theirs["line"] == f"Record: {score.score} by Dana"
+    )
+    assert (
+        client.get(f"/api/deals/{GameCode(Rules.CLASSIC, code.number).text()}/record").json()[
+            "wins"
+        ]
+        == 0
+    )
+
+
+def test_my_stats(client: TestClient) -> None:
+    fresh = client.get("/api/players/me/stats").json()
+    assert fresh == {
+        "display_name": None,
+        "stats": [
+            {"rules": r, "played": 0, "won": 0, "win_rate": 0.0, "best_score": None,
+             "current_streak": 0, "longest_streak": 0}
+            for r in ("easy", "classic")
+        ],
+    }  # fmt: skip
+    code, line = won_deal(Rules.EASY)
+    win_by_clicks(client, code, line)
+    easy = client.get("/api/players/me/stats").json()["stats"][0]
+    assert (easy["played"], easy["won"], easy["win_rate"]) == (1, 1, 1.0)
+    assert (easy["current_streak"], easy["longest_streak"]) == (1, 1)
+
+
+def test_setting_the_name_through_the_api(client: TestClient) -> None:
+    assert client.put("/api/players/me/name", json={"name": "x" * 41}).status_code == 422
+    assert client.put("/api/players/me/name", json={"name": "a\nb"}).status_code == 422
+    assert (
+        client.put("/api/players/me/name", json={"name": "Robin"}).json()["display_name"] == "Robin"
+    )
+    assert client.put("/api/players/me/name", json={"name": None}).json()["display_name"] is None
+
+
+# -- the statistics page ----------------------------------------------------------------------
+
+
+def test_stats_page_and_name_form(client: TestClient) -> None:
+    code, line = won_deal(Rules.EASY)
+    win_by_clicks(client, code, line)
+    page = client.get("/stats")
+    assert page.status_code == 200
+    row = re.search(r'<tr id="stats-easy">(.*?)</tr>', page.text, re.S)
+    assert row is not None
+    cells = [
+        re.sub(r"<[^>]+>", "", c).strip()
+        for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row.group(1))
+    ]
+    won = Game(code)
+    won.replay(line)
+    assert cells[1:] == ["1", "1", "100%", str(won.score), "1", "1"]
+    assert "Playing anonymously" in page.text
+
+    bad = client.post("/players/me/name", data={"name": "x" * 41})
+    assert bad.status_code == 400
+    assert 'aria-invalid="true"' in bad.text and "at most 40" in bad.text
+    assert client.get("/api/players/me/stats").json()["display_name"] is None
+
+    saved = client.post("/players/me/name", data={"name": "  Dana  "}, follow_redirects=False)
+    assert saved.status_code == 303 and saved.headers["location"] == "/stats?saved=1"
+    page = client.get("/stats?saved=1")
+    assert "Playing as Dana." in page.text and 'id="name-saved"' in page.text
+    assert 'value="Dana"' in page.text
+
+    cleared = client.post("/players/me/name", data={"name": ""})
+    assert cleared.status_code == 200 and "Playing anonymously" in cleared.text
+
+
+def test_names_are_escaped(client: TestClient) -> None:
+    client.post("/players/me/name", data={"name": "<b>Eve</b>"})
+    page = client.get("/stats")
+    assert "<b>Eve</b>" not in page.text and "&lt;b&gt;Eve&lt;/b&gt;" in page.text
+
+
+# -- what the game page shows -----------------------------------------------------------------
+
+
+def test_record_line_words() -> None:
+    store = MemoryStore()
+    code, low, _ = two_wins()
+    assert (
+        record_line(store.deal_record(code), ALICE)
+        == "No record yet: be the first to win this deal"
+    )
+    blocked_code, _, fewer = two_blocks()
+    blocked = play(store, BOB, blocked_code, fewer)
+    left = blocked.game.cards_left()
+    assert record_line(store.deal_record(blocked_code), ALICE) == (
+        f"Nobody has won this deal yet; best: {left} card{'s' if left != 1 else ''} left"
+        " by an anonymous player"
+    )
+    first = play(store, ALICE, code, low)
+    assert record_line(store.deal_record(code), ALICE) == f"Record: {first.game.score} by you"
+    store.set_display_name(ALICE, "Dana")
+    assert record_line(store.deal_record(code), BOB) == f"Record: {first.game.score} by Dana"
+
+
+def test_announcements() -> None:
+    store = MemoryStore()
+    code, low, high = two_wins()
+    playing = play(store, ALICE, code, low[:3])
+    assert announcement(store, playing) is None
+    first = play(store, ALICE, code, low)
+    said = announcement(store, first)
+    assert said is not None and said.kind is Feat.FIRST_WIN
+    assert said.text == "You are the first to win this deal!"
+    lower = play(store, BOB, code, low)
+    assert announcement(store, lower) is None  # won, but no history made
+    better = play(store, BOB, code, high)
+    said = announcement(store, better)
+    assert said is not None and said.kind is Feat.NEW_RECORD and str(better.game.score) in said.text
+    context = records_context(store, better, BOB)
+    assert context["record_line"] == f"Record: {better.game.score} by you"
+    assert context["announcement"] == said
+
+    blocked_code, more, _ = two_blocks()
+    blocked = play(store, ALICE, blocked_code, more)
+    said = announcement(store, blocked)
+    assert said is not None and said.kind is Feat.BEST_UNFINISHED
+    assert said.text.startswith("Nobody has won this deal yet, and your ")
+    # Undo from blocked: playing again, nothing to announce.
+    game = blocked.game.copy()
+    game.undo()
+    assert announcement(store, store.save(blocked, game)) is None
+
+
+def test_best_unfinished_on_a_won_deal() -> None:
+    store = MemoryStore()
+    for number in range(1, 3000):
+        code = GameCode(Rules.EASY, number)
+        drawn = Game(code)
+        drawn.replay([DRAW] * 23)
+        if drawn.status is Status.BLOCKED:
+            line = winning_line(Game(code), node_limit=20_000)
+            if line is not None:
+                break
+    else:  # pragma: no cover
+        raise AssertionError("no deal both winnable and blocked by drawing found")
+    play(store, ALICE, code, tuple(line))
+    stuck = play(store, BOB, code, (DRAW,) * 23)
+    assert stuck.game.status is Status.BLOCKED
+    said = announcement(store, stuck)
+    assert said is not None and said.text.endswith("is the best unfinished result on this deal.")
+
+
+# -- cleanup from the app ---------------------------------------------------------------------
+
+
+def test_the_app_cleans_idle_games_at_start(tmp_path: object) -> None:
+    now = [1_800_000_000.0]
+    store = MemoryStore(clock=lambda: now[0])
+    idle = store.create(Game(GameCode.parse("TP1-E-AAAAAAB")), ALICE)
+    now[0] += 40 * 86400
+    settings = Settings(
+        secret_key="test-secret-" + "x" * 20,
+        database_url="memory://",
+        data_dir=tmp_path,
+        idle_days=30,
+    )
+    with TestClient(create_app(settings, store=store)):
+        deadline = time.monotonic() + 5
+        while store.get(idle.id) is not None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert store.get(idle.id) is None
+
+
+def test_cleanup_can_be_turned_off(tmp_path: object) -> None:
+    now = [1_800_000_000.0]
+    store = MemoryStore(clock=lambda: now[0])
+    idle = store.create(Game(GameCode.parse("TP1-E-AAAAAAB")), ALICE)
+    now[0] += 400 * 86400
+    settings = Settings(
+        secret_key="test-secret-" + "x" * 20,
+        database_url="memory://",
+        data_dir=tmp_path,
+        idle_days=0,
+    )
+    with TestClient(create_app(settings, store=store)) as client:
+        assert client.get("/healthz").status_code == 200
+        time.sleep(0.1)
+    assert store.get(idle.id) is not None
