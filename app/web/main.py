@@ -15,7 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.i18n import N_, current_locale
-from app.store.base import GameStore
+from app.store.base import GameStore, StoreUnavailable
 from app.store.factory import open_store
 from app.web import api, language, pages, records
 from app.web.limits import BodySizeLimitMiddleware
@@ -72,6 +72,12 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
         return error_response(request, error.status_code, str(error.detail), error.headers)
 
+    @app.exception_handler(StoreUnavailable)
+    async def store_unavailable(request: Request, error: StoreUnavailable) -> Response:
+        # Nothing was changed: the player can simply try again.
+        detail = N_("The game store cannot be reached just now. Nothing was lost: try again in a moment.")
+        return error_response(request, 503, detail, {"Retry-After": "5"})
+
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, error: RequestValidationError) -> Response:
         if wants_json(request):
@@ -101,7 +107,8 @@ def error_response(
 ) -> Response:
     if detail == "Not Found":  # Starlette's word for an unknown URL: the page's heading says it already
         detail = ""
-    detail = current_locale().gettext(detail) if detail else detail  # details the catalogs know are translated
+    if detail:  # details the catalogs know are translated
+        detail = current_locale().gettext(detail)
     if wants_json(request):
         return JSONResponse({"detail": detail}, status_code=status, headers=headers)
     page_renderer: Pages = request.app.state.pages

@@ -16,10 +16,11 @@ from typing import Annotated, Any, Final, Literal
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.engine import CodeError, Game, GameCode, RefusedAction, Rules
+from app.engine import CodeError, Game, GameCode, RefusedAction, Rules, Status
 from app.i18n import current_locale
 from app.store import GameStore, StoredGame, VersionConflict
 from app.web.deps import PagesDep, PlayerDep, StoreDep, players_game
+from app.web.records import announcement, record_line
 from app.web.render import Pages, is_htmx
 from app.web.views import Event, Happened, slots, turned_by_removal
 
@@ -43,13 +44,18 @@ def share_url(request: Request, game: Game) -> str:
 def game_context(
     request: Request,
     pages: Pages,
+    store: GameStore,
+    player: str,
     stored: StoredGame,
     *,
     event: Event | None = None,
     turned: frozenset[int] = frozenset(),
     oob: bool = False,
+    record: bool = True,
     **extra: Any,
 ) -> dict[str, Any]:
+    """What ``game.html`` shows of a stored game. ``record=False`` skips the deal's record
+    line (a database query) for responses that do not swap it."""
     game = stored.game
     words = current_locale()  # the request's language: card names and "hidden card" in it
     context: dict[str, Any] = {
@@ -69,6 +75,8 @@ def game_context(
         "chosen_rules": game.rules,
         "code_input": "",
         "code_error": None,
+        "announcement": announcement(store, stored),
+        "record_line": record_line(store.deal_record(game.code), player) if record else "",
     }
     context.update(extra)
     return context
@@ -117,7 +125,7 @@ def deal_page(
     if parsed.text() != code:
         return RedirectResponse(f"/g/{parsed.text()}", status_code=308)
     stored = deal_for(store, player, parsed)
-    return pages.page(GAME_PAGE, game_context(request, pages, stored))
+    return pages.page(GAME_PAGE, game_context(request, pages, store, player, stored))
 
 
 @router.get("/new", name="new_game_page")
@@ -166,10 +174,12 @@ def new_game(
         stored = store.create(Game(parsed), player)
     else:
         stored = store.create(Game(GameCode.random(rules)), player)
-    return show_new_game(request, pages, stored)
+    return show_new_game(request, pages, store, player, stored)
 
 
-def show_new_game(request: Request, pages: Pages, stored: StoredGame) -> Response:
+def show_new_game(
+    request: Request, pages: Pages, store: GameStore, player: str, stored: StoredGame
+) -> Response:
     if not is_htmx(request):
         return RedirectResponse(page_url(stored.game), status_code=303)
     event = Event(Happened.DEALT)
@@ -177,7 +187,7 @@ def show_new_game(request: Request, pages: Pages, stored: StoredGame) -> Respons
     return pages.blocks(
         GAME_PAGE,
         ["game", "new_game_form"],
-        game_context(request, pages, stored, event=event, form_oob=True),
+        game_context(request, pages, store, player, stored, event=event, form_oob=True),
         headers={"HX-Push-Url": page_url(stored.game)},
     )
 
@@ -217,12 +227,12 @@ def act(
         event = Event(Happened.REFUSED, refusal=refused.refusal)
         if not is_htmx(request):
             return pages.page(
-                GAME_PAGE, game_context(request, pages, stored, event=event), status_code=409
+                GAME_PAGE, game_context(request, pages, store, player, stored, event=event), status_code=409
             )
         return pages.blocks(
             GAME_PAGE,
             ["status"],
-            game_context(request, pages, stored, event=event, oob=True),
+            game_context(request, pages, store, player, stored, event=event, oob=True, record=False),
             status_code=409,
         )
     try:
@@ -235,10 +245,14 @@ def act(
         stored, event, turned = fresh, None, frozenset()  # type: ignore[assignment]
     if not is_htmx(request):
         return RedirectResponse(page_url(stored.game), status_code=303)
+    # The deal's record changes only when a game ends (or is undone from blocked).
+    ended = stored.game.status is not Status.PLAYING or event is None
     return pages.blocks(
         GAME_PAGE,
-        ACTION_BLOCKS,
-        game_context(request, pages, stored, event=event, turned=turned, oob=True),
+        (*ACTION_BLOCKS, "record") if ended else ACTION_BLOCKS,
+        game_context(
+            request, pages, store, player, stored, event=event, turned=turned, oob=True, record=ended
+        ),
     )
 
 
@@ -291,4 +305,4 @@ def restart(
     """Deal the same code again from the start (a new game; the old one is kept)."""
     stored = players_game(store, game_id, player)
     fresh = store.create(Game(stored.game.code), player)
-    return show_new_game(request, pages, fresh)
+    return show_new_game(request, pages, store, player, fresh)

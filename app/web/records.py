@@ -35,6 +35,7 @@ from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine import CodeError, GameCode, Status
+from app.i18n import current_locale
 from app.store.base import (
     DISPLAY_NAME_MAX,
     BadDisplayName,
@@ -64,28 +65,37 @@ class Announcement:
     text: str
 
 
-def cards(n: int) -> str:
-    return f"{n} card left" if n == 1 else f"{n} cards left"
-
-
-def who(holder: Holder, viewer: str | None) -> str:
-    if viewer is not None and holder.player == viewer:
-        return "you"
-    return holder.name or "an anonymous player"
+def cards_left(n: int) -> str:
+    return current_locale().ngettext("%(num)d card left", "%(num)d cards left", n) % {"num": n}
 
 
 def record_line(record: DealRecord | None, viewer: str | None) -> str:
     """The deal's record in words, as the game page shows it before and during play."""
+    words = current_locale()
     if record is not None and record.best_score is not None and record.best_holder is not None:
-        return f"Record: {record.best_score} by {who(record.best_holder, viewer)}"
+        holder, score = record.best_holder, record.best_score
+        if viewer is not None and holder.player == viewer:
+            return words.gettext("Record: %(score)s by you") % {"score": score}
+        if holder.name:
+            return words.gettext("Record: %(score)s by %(name)s") % {"score": score, "name": holder.name}
+        return words.gettext("Record: %(score)s by an anonymous player") % {"score": score}
     if (
         record is not None
         and record.best_cards_left is not None
         and record.best_unfinished_holder is not None
     ):
-        by = who(record.best_unfinished_holder, viewer)
-        return f"Nobody has won this deal yet; best: {cards(record.best_cards_left)} by {by}"
-    return "No record yet: be the first to win this deal"
+        holder, left = record.best_unfinished_holder, cards_left(record.best_cards_left)
+        if viewer is not None and holder.player == viewer:
+            return words.gettext("Nobody has won this deal yet; best: %(left)s by you") % {"left": left}
+        if holder.name:
+            return words.gettext("Nobody has won this deal yet; best: %(left)s by %(name)s") % {
+                "left": left,
+                "name": holder.name,
+            }
+        return words.gettext("Nobody has won this deal yet; best: %(left)s by an anonymous player") % {
+            "left": left
+        }
+    return words.gettext("No record yet: be the first to win this deal")
 
 
 def announcement(store: GameStore, stored: StoredGame) -> Announcement | None:
@@ -99,22 +109,20 @@ def announcement(store: GameStore, stored: StoredGame) -> Announcement | None:
     won = game.status is Status.WON
     if result.won != won or result.cards_left != game.cards_left():
         return None  # an earlier, better end of this game made the history, not this one
+    words = current_locale()
     if Feat.FIRST_WIN in result.feats:
-        return Announcement(Feat.FIRST_WIN, "You are the first to win this deal!")
+        return Announcement(Feat.FIRST_WIN, words.gettext("You are the first to win this deal!"))
     if Feat.NEW_RECORD in result.feats:
-        return Announcement(
-            Feat.NEW_RECORD, f"New record! {result.score} is the best score on this deal."
-        )
+        text = words.gettext("New record! %(score)s is the best score on this deal.")
+        return Announcement(Feat.NEW_RECORD, text % {"score": result.score})
     if Feat.BEST_UNFINISHED in result.feats:
         record = store.deal_record(game.code)
+        left = cards_left(result.cards_left)
         if record is not None and record.wins:
-            text = f"Your {cards(result.cards_left)} is the best unfinished result on this deal."
+            text = words.gettext("Your %(left)s is the best unfinished result on this deal.")
         else:
-            text = (
-                f"Nobody has won this deal yet, and your {cards(result.cards_left)}"
-                " is its best result."
-            )
-        return Announcement(Feat.BEST_UNFINISHED, text)
+            text = words.gettext("Nobody has won this deal yet, and your %(left)s is its best result.")
+        return Announcement(Feat.BEST_UNFINISHED, text % {"left": left})
     return None
 
 
@@ -192,7 +200,9 @@ def deal_record_out(code: GameCode, record: DealRecord | None, viewer: str) -> D
     first = best = unfinished = None
     if record is not None:
         if record.first_winner is not None and record.first_win_score is not None:
-            first = FirstWin(score=record.first_win_score, **holder_fields(record.first_winner, viewer))
+            first = FirstWin(
+                score=record.first_win_score, **holder_fields(record.first_winner, viewer)
+            )
         if record.best_holder is not None and record.best_score is not None:
             best = BestScore(score=record.best_score, **holder_fields(record.best_holder, viewer))
         if record.best_unfinished_holder is not None and record.best_cards_left is not None:
@@ -238,8 +248,8 @@ def get_deal_record(code: str, store: StoreDep, player: PlayerDep) -> DealRecord
     """
     try:
         parsed = GameCode.parse(code)
-    except CodeError as error:
-        raise HTTPException(422, str(error)) from None
+    except CodeError:  # the engine's message, in the client's language (Accept-Language)
+        raise HTTPException(422, current_locale().code_error(code)) from None
     return deal_record_out(parsed, store.deal_record(parsed), player)
 
 

@@ -39,7 +39,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         **os.environ,
         "TRIPEAKS_DATA_DIR": str(data),
         "TRIPEAKS_SECRET_KEY": "browser-tests-secret-key-0123456789",
-        "TRIPEAKS_DATABASE_URL": os.environ.get("TRIPEAKS_TEST_DATABASE_URL", "memory://"),
+        "TRIPEAKS_DATABASE_URL": os.environ.get("TRIPEAKS_TEST_DATABASE_URL", f"sqlite:///{data}/tripeaks.db"),
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "app.web.main:create_app", "--factory", "--port", str(port), "--log-level", "warning"],

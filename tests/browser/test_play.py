@@ -39,6 +39,8 @@ def test_win_a_game_by_clicks(new_page) -> None:  # type: ignore[no-untyped-def]
     final.replay(line)
     expect(page.locator("#score")).to_have_text(str(final.score))
     expect(page.locator("#undo")).to_be_disabled()
+    expect(page.locator("#announcement")).to_have_text("You are the first to win this deal!")
+    expect(page.locator("#deal-record")).to_have_text(f"Record: {final.score} by you")
     assert page.url.endswith(f"/g/{code.text()}")  # no page load happened along the way
     screenshot(page, "won-desktop")
     assert page.js_errors == []
