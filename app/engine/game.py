@@ -147,6 +147,7 @@ class Game:
         "_code",
         "_deal",
         "_drawn",
+        "_hints",
         "_line",
         "_moves",
         "_playable_by_rank",
@@ -164,6 +165,7 @@ class Game:
         self._removed = 0
         self._drawn = 0
         self._moves = 0
+        self._hints = 0
         self._undo_available = 0
         self._waste = self._deal.waste
         self._playable_by_rank = _playable_by_rank(code)
@@ -214,6 +216,15 @@ class Game:
     @property
     def undo_available(self) -> int:
         return self._undo_available
+
+    @property
+    def hints(self) -> int:
+        """How many hints the player asked for in this game (shown with the result)."""
+        return self._hints
+
+    def count_hint(self) -> None:
+        """Note that a hint was given. It changes nothing on the board."""
+        self._hints += 1
 
     @property
     def line(self) -> tuple[Action, ...]:
@@ -370,7 +381,9 @@ class Game:
         return other
 
     def _key(self) -> tuple[object, ...]:
-        return (self._code, tuple(self._line), self._moves, self._undo_available, self.undo_limit)
+        return (
+            self._code, tuple(self._line), self._moves, self._undo_available, self.undo_limit, self._hints
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and self._key() == other._key()
@@ -383,12 +396,15 @@ class Game:
 
     def to_dict(self) -> dict[str, Any]:
         """The whole state as JSON-able data; :meth:`from_dict` gives back an identical game."""
-        return {
+        state: dict[str, Any] = {
             "code": self._code.text(),
             "line": [a for a in self._line],
             "moves": self._moves,
             "undo": self._undo_available,
         }
+        if self._hints:
+            state["hints"] = self._hints
+        return state
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Game:
@@ -396,12 +412,13 @@ class Game:
         try:
             code = GameCode.parse(data["code"])
             line, moves, undo = data["line"], data["moves"], data["undo"]
-        except (KeyError, TypeError, CodeError) as error:
+            hints = data.get("hints", 0)
+        except (KeyError, TypeError, AttributeError, CodeError) as error:
             raise StateError(f"not a stored game: {error}") from None
         if not (isinstance(line, list) and all(type(a) is int for a in line)):
             raise StateError("not a stored game: 'line' must be a list of integers")
-        if type(moves) is not int or type(undo) is not int:
-            raise StateError("not a stored game: 'moves' and 'undo' must be integers")
+        if type(moves) is not int or type(undo) is not int or type(hints) is not int or hints < 0:
+            raise StateError("not a stored game: 'moves', 'undo' and 'hints' must be counts")
         game = cls(code)
         try:
             game.replay(DRAW if a == DRAW else _position(a) for a in line)
@@ -410,7 +427,7 @@ class Game:
         # Every action in effect can be undone (up to the limit): the counter follows the line.
         if not len(line) <= moves or undo != min(len(line), UNDO_LIMIT):
             raise StateError("not a stored game: its counters do not fit its line")
-        game._moves, game._undo_available = moves, undo
+        game._moves, game._undo_available, game._hints = moves, undo, hints
         return game
 
     def replay(self, line: Iterable[int]) -> None:

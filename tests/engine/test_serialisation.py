@@ -123,3 +123,18 @@ def test_valid_forms_are_accepted() -> None:
     legacy = Game.from_dict(forged(code="tp1-n-aaaaaab"))
     assert legacy.code_text() == DEAL_1
     assert issubclass(StateError, ValueError)
+
+
+def test_hints_are_counted_kept_and_change_nothing_on_the_board() -> None:
+    game = Game.from_code("TP1-E-AAAAAAB")
+    game.draw()
+    before = game.describe()
+    game.count_hint()
+    game.count_hint()
+    assert game.hints == 2 and game.describe() == before and game.moves == 1
+    again = Game.from_dict(game.to_dict())
+    assert again == game and again.hints == 2
+    assert "hints" not in Game.from_code("TP1-E-AAAAAAB").to_dict()  # old states stay as they were
+    for bad in (-1, "2", 1.5):
+        with pytest.raises(StateError):
+            Game.from_dict({**game.to_dict(), "hints": bad})
