@@ -17,6 +17,7 @@
     var target = null;
     if (key === "KeyD") target = document.getElementById("stock");
     else if (key === "KeyU") target = document.getElementById("undo");
+    else if (key === "KeyH") target = document.getElementById("hint");
     else if (key === "KeyN") {
       var dialog = document.getElementById("new-game");
       if (dialog && dialog.showPopover) { dialog.showPopover(); event.preventDefault(); }

@@ -16,12 +16,13 @@ from typing import Annotated, Any, Final, Literal
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.engine import CodeError, Game, GameCode, RefusedAction, Rules, Status
+from app.engine import CodeError, Game, GameCode, Refusal, RefusedAction, Rules, Status
 from app.i18n import current_locale
 from app.store import GameStore, StoredGame, VersionConflict
 from app.web.deps import PagesDep, PlayerDep, StoreDep, players_game
 from app.web.records import announcement, record_line
 from app.web.render import Pages, is_htmx
+from app.web.solving import deal_outlook, hint_for, winnable_code
 from app.web.views import Event, Happened, slots, turned_by_removal
 
 router = APIRouter()
@@ -52,6 +53,7 @@ def game_context(
     turned: frozenset[int] = frozenset(),
     oob: bool = False,
     record: bool = True,
+    hint: int | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
     """What ``game.html`` shows of a stored game. ``record=False`` skips the deal's record
@@ -65,7 +67,7 @@ def game_context(
         "status": game.status.value,
         "slot_html": [
             pages.slot_html(slot, words.card_words(slot.card) if slot.card else "", words.hidden_card)
-            for slot in slots(game, turned=turned)
+            for slot in slots(game, turned=turned, hint=hint)
         ],
         "event": event,
         "error_help": error_help_on(request),
@@ -75,8 +77,11 @@ def game_context(
         "chosen_rules": game.rules,
         "code_input": "",
         "code_error": None,
+        "winnable_only": False,
         "announcement": announcement(store, stored),
         "record_line": record_line(store.deal_record(game.code), player) if record else "",
+        # Once a game ends, what the deal allowed (the solver's answer, kept per deal).
+        "outlook": deal_outlook(game.code) if game.status is not Status.PLAYING else None,
     }
     context.update(extra)
     return context
@@ -134,7 +139,12 @@ def new_game_page(request: Request, pages: PagesDep) -> Response:
 
 
 def new_game_context(
-    request: Request, *, code_input: str = "", code_error: str | None = None, rules: Rules = Rules.EASY
+    request: Request,
+    *,
+    code_input: str = "",
+    code_error: str | None = None,
+    rules: Rules = Rules.EASY,
+    winnable_only: bool = False,
 ) -> dict[str, Any]:
     return {
         "request": request,
@@ -142,6 +152,7 @@ def new_game_context(
         "chosen_rules": rules,
         "code_input": code_input[:MAX_CODE_INPUT],
         "code_error": code_error,
+        "winnable_only": winnable_only,
         "oob": False,
     }
 
@@ -154,6 +165,7 @@ def new_game(
     player: PlayerDep,
     rules_word: Annotated[Literal["easy", "classic"], Form(alias="rules")] = "easy",
     code: Annotated[str, Form(max_length=MAX_CODE_INPUT)] = "",
+    winnable_only: Annotated[bool, Form()] = False,
 ) -> Response:
     rules = Rules.from_word(rules_word)
     if code.strip():
@@ -161,7 +173,9 @@ def new_game(
             parsed = GameCode.parse(code)
         except CodeError:
             error = current_locale().code_error(code)
-            context = new_game_context(request, code_input=code, code_error=error, rules=rules)
+            context = new_game_context(
+                request, code_input=code, code_error=error, rules=rules, winnable_only=winnable_only
+            )
             if is_htmx(request):
                 return pages.blocks(
                     GAME_PAGE,
@@ -173,7 +187,8 @@ def new_game(
             return pages.page("new.html", context, status_code=400)
         stored = store.create(Game(parsed), player)
     else:
-        stored = store.create(Game(GameCode.random(rules)), player)
+        dealt = winnable_code(rules) if winnable_only else GameCode.random(rules)
+        stored = store.create(Game(dealt), player)
     return show_new_game(request, pages, store, player, stored)
 
 
@@ -306,3 +321,47 @@ def restart(
     stored = players_game(store, game_id, player)
     fresh = store.create(Game(stored.game.code), player)
     return show_new_game(request, pages, store, player, fresh)
+
+
+@router.post("/games/{game_id}/hint", name="hint")
+def give_hint(
+    request: Request, game_id: str, store: StoreDep, pages: PagesDep, player: PlayerDep
+) -> Response:
+    """Mark one move on a winning line, or say how far back a win still was. Hints are counted."""
+    stored = players_game(store, game_id, player)
+    game = stored.game.copy()
+    if game.is_over:
+        event = Event(Happened.REFUSED, refusal=Refusal.GAME_OVER)
+        return pages.blocks(
+            GAME_PAGE,
+            ["status"],
+            game_context(request, pages, store, player, stored, event=event, oob=True, record=False),
+            status_code=409,
+        )
+    advice = hint_for(game)
+    if advice is None:
+        event = Event(Happened.HINTED, searched=False)
+    elif advice.action is None:
+        event = Event(Happened.HINTED, undos=advice.undos_to_winnable)
+    elif advice.action.position is None:
+        event = Event(Happened.HINTED, hint_draw=True)
+    else:
+        event = Event(Happened.HINTED, card=game.deal.tableau[advice.action.position])
+    game.count_hint()
+    try:
+        stored = store.save(stored, game)
+    except VersionConflict:
+        fresh = store.get(game_id)
+        if fresh is None:  # pragma: no cover - games are not deleted while played
+            raise
+        stored, event = fresh, None  # type: ignore[assignment]
+    marked = advice.action.position if advice and advice.action and event else None
+    if not is_htmx(request):
+        return pages.page(
+            GAME_PAGE, game_context(request, pages, store, player, stored, event=event, hint=marked)
+        )
+    return pages.blocks(
+        GAME_PAGE,
+        ("table", "hints", "status"),
+        game_context(request, pages, store, player, stored, event=event, oob=True, hint=marked, record=False),
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from app.engine import Card, Game, Refusal, Status
+from app.engine import Card, Game, Refusal
 from app.engine.layout import COVERS, ROWS
 
 
@@ -19,6 +19,7 @@ class Happened(enum.Enum):
     UNDID = "undid"
     REFUSED = "refused"
     DEALT = "dealt"
+    HINTED = "hinted"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,12 @@ class Event:
     card: Card | None = None
     refusal: Refusal | None = None
     peak_cleared: bool = False
+    hint_draw: bool = False
+    """A hint: draw from the stock (a hint to remove names its ``card``)."""
+    undos: int | None = None
+    """A hint with no winning line from here: how many undos lead back to one (``None``: none ever)."""
+    searched: bool = True
+    """False when the hint's search was cut short."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,5 +76,3 @@ def turned_by_removal(game: Game, position: int) -> frozenset[int]:
     return frozenset(q for q in COVERS[position] if game.is_exposed(q))
 
 
-def status_of(game: Game) -> Status:
-    return game.status

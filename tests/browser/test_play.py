@@ -208,3 +208,18 @@ def test_reduced_motion_turns_animations_off(new_page) -> None:  # type: ignore[
     moving.goto(f"/g/{GameCode.parse(CODE).text()}")
     moving.click("#stock")
     assert moving.evaluate("getComputedStyle(document.querySelector('#waste .card')).animationName") == "arrive"
+
+
+def test_hint_marks_a_move_and_h_asks_for_one(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page()
+    page.goto(f"/g/{CODE}")
+    page.click("#hint")
+    expect(page.locator("#status")).to_contain_text("Hint:")
+    expect(page.locator("#hints")).to_have_text("1")
+    assert page.locator(".hinted").count() == 1
+    screenshot(page, "hint-desktop")
+    page.keyboard.press("d")
+    expect(page.locator("#moves")).to_have_text("1")
+    assert page.locator(".hinted").count() == 0  # the mark goes with the next move
+    page.keyboard.press("h")
+    expect(page.locator("#hints")).to_have_text("2")

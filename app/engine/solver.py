@@ -1,0 +1,576 @@
+"""An exact TriPeaks solver: is a position winnable, a winning line, the best score, a hint.
+
+Pure Python, no I/O. The public API:
+
+* :func:`solve` -- from a :class:`~app.engine.game.Game` (a new deal or one in
+  progress): whether all 28 peak cards can still be removed, a winning line of
+  :class:`~app.engine.game.Action` that replays on ``game.copy()`` to a win, and the
+  score at its end. With ``best=True`` the line is one with the best final score
+  (for a winnable position: a win with the fewest draws; for a lost one: the
+  highest score the game can reach at any moment, and a line that reaches it).
+* :func:`hint` -- one action that keeps a win in reach, or how many undos back
+  the last winnable position of the game's line is.
+* :func:`solve_code` -- the same as :func:`solve` for a new deal named by its code.
+
+How it works (see ``docs/solvability.md`` for the figures)
+------------------------------------------------------------
+A position is ``(removed, drawn, waste)``. Its value depends on the waste card only
+through the set ``P`` of exposed cards it makes playable (after a draw the waste
+is replaced), so states are keyed by ``(removed, P)``. Fewer cards drawn is never
+worse: a line from ``drawn + 1`` can be followed from ``drawn`` by drawing one card
+more at its first draw. So for each key the solver stores the smallest ``drawn``
+proven lost, and a state with at least that many drawn is lost too. Right after a
+draw the waste is the stock card just drawn, so those states are keyed by
+``removed`` alone, with their own table.
+
+Right after each draw a counting bound is checked: every card still on the peaks
+must land on a card of adjacent rank -- the waste, a card still in the stock, or
+another peak card -- and each of those takes one card only. That is a transport
+problem between ranks; Hall's condition is checked on every window of up to
+three demand ranks with a few operations on integers that hold a count per rank
+in 8-bit fields. A failed check proves the position lost; the bound is never used
+to say "winnable".
+
+Only the 22,932 sets of removed cards that play can reach are ever looked up;
+their exposed cards are precomputed once (about 0.1 s, on first use).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules
+from app.engine.game import Action, Game
+from app.engine.layout import ALL_POSITIONS_MASK, COVER_MASKS, PEAK_MASKS, POSITION_COUNT
+
+__all__ = [
+    "DealSolver",
+    "Hint",
+    "SearchLimitExceeded",
+    "Solution",
+    "hint",
+    "reachable_removed_sets",
+    "solve",
+    "solve_code",
+]
+
+FULL: Final = ALL_POSITIONS_MASK
+_NEVER: Final = 99
+"""Stands for 'no drawn count proven lost yet' in the tables (above any real count)."""
+
+_FIELD: Final = 8
+"""Bits per rank in the packed rank counts (counts stay below 2**7)."""
+
+_WINDOWS: Final = 3
+"""Hall's condition is checked on windows of up to this many demand ranks."""
+
+
+class SearchLimitExceeded(RuntimeError):
+    """The search needed more than ``node_limit`` expansions; nothing was decided."""
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """What :func:`solve` found.
+
+    ``line`` starts from the position solved. When ``winnable`` it replays to a win
+    and ``score`` is the game's score at its end. When not winnable it is empty and
+    ``score`` is ``None``, unless ``best`` was asked: then it reaches the highest
+    score the game can show from here, and ``score`` is that score.
+    """
+
+    winnable: bool
+    line: tuple[Action, ...]
+    score: int | None
+    best: bool = False
+    """Whether ``score`` is the best achievable (asked with ``best=True``)."""
+    nodes: int = 0
+    """Positions the search expanded (a measure of the work done)."""
+
+    def moves(self) -> list[str]:
+        """The line as the JSON API writes it: ``"draw"`` or a position number."""
+        return [action.text() for action in self.line]
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """What :func:`hint` advises.
+
+    ``undos_to_winnable`` is 0 when the position is winnable (``action`` then keeps a
+    win in reach; it is ``None`` only for a game already won), ``k > 0`` when a win
+    needs ``k`` undos first (the latest winnable position along ``game.line``; it may
+    be more than ``game.undo_available``), and ``None`` when the deal was never
+    winnable from its start.
+    """
+
+    action: Action | None
+    undos_to_winnable: int | None
+
+
+# -- layout tables --------------------------------------------------------------------------
+
+
+def _exposed(removed: int) -> int:
+    exposed = 0
+    for p in range(POSITION_COUNT):
+        if not removed >> p & 1 and removed & COVER_MASKS[p] == COVER_MASKS[p]:
+            exposed |= 1 << p
+    return exposed
+
+
+@functools.cache
+def _exposed_table() -> dict[int, int]:
+    """Every set of removed positions that play can reach, mapped to its exposed positions."""
+    table: dict[int, int] = {}
+    stack = [0]
+    while stack:
+        removed = stack.pop()
+        if removed in table:
+            continue
+        exposed = _exposed(removed)
+        table[removed] = exposed
+        bits = exposed
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            if removed | low not in table:
+                stack.append(removed | low)
+    return table
+
+
+def reachable_removed_sets() -> frozenset[int]:
+    """The sets of removed positions (as masks) that can arise in play: 22,932 of them."""
+    return frozenset(_exposed_table())
+
+
+def _adjacent_ranks(rank: int, rules: Rules) -> tuple[int, ...]:
+    ranks = [r for r in (rank - 1, rank + 1) if 1 <= r <= 13]
+    if rules.king_ace_joined and rank in (1, 13):
+        ranks.append(14 - rank)
+    return tuple(ranks)
+
+
+def _unit(rank: int, rules: Rules) -> int:
+    """One card of ``rank`` in the packed counts.
+
+    Field ``r`` (bits ``8r`` to ``8r + 7``) counts rank ``r``. With king and ace
+    joined, ranks form a cycle and are unrolled: field ``r + 13`` repeats rank
+    ``r`` and field 0 repeats the king, so that windows running past the king
+    wrap round to the ace.
+    """
+    unit = 1 << _FIELD * rank
+    if rules.king_ace_joined:
+        unit |= 1 << _FIELD * (rank + 13)
+        if rank == 13:
+            unit |= 1
+    return unit
+
+
+_GUARDS: Final = sum(0x80 << _FIELD * f for f in range(32))
+_CHECKED: Final = sum(0x80 << _FIELD * f for f in range(1, 14))
+
+
+def _hall_holds(demand: int, supply: int) -> bool:
+    """Whether Hall's condition holds on windows of up to ``_WINDOWS`` demand ranks.
+
+    Demand ranks ``r, r + 2, ..., r + 2(L - 1)`` can only be served by supply ranks
+    ``r - 1, r + 1, ..., r + 2L - 1``; each field of the packed sums is compared at
+    once (the guard bit of a field is cleared when the demand exceeds the supply).
+    This is the readable form of the check inlined in the search.
+    """
+    shifted = supply << _FIELD
+    window_supply = shifted + (shifted >> 2 * _FIELD)
+    window_demand = demand
+    for length in range(1, _WINDOWS + 1):
+        if ((window_supply | _GUARDS) - window_demand) & _CHECKED != _CHECKED:
+            return False
+        window_supply += shifted >> 2 * _FIELD * (length + 1)
+        window_demand += demand >> 2 * _FIELD * length
+    return True
+
+
+# -- the search -----------------------------------------------------------------------------
+
+
+class DealSolver:
+    """The solver for one deal under one rule set, with its tables of proven-lost positions.
+
+    The tables hold facts about positions of the deal, whatever position a search
+    starts from, so one instance answers many questions about the same deal
+    (:func:`hint` walks back along a game's line this way). Methods take a
+    position as ``(removed, drawn, waste_rank)`` and whether it is right after a
+    draw (or the deal's start), when the waste is the stock card just drawn.
+    """
+
+    def __init__(self, deal: Deal, rules: Rules) -> None:
+        self.deal = deal
+        self.rules = rules
+        self.ranks: tuple[int, ...] = tuple(card.rank for card in deal.tableau)
+        # The waste after `d` draws made last: the deal's waste card, then the stock.
+        self.after_draw: tuple[int, ...] = (deal.waste.rank, *(c.rank for c in deal.stock))
+        by_rank = [0] * 14
+        for waste_rank in range(1, 14):
+            fits = _adjacent_ranks(waste_rank, rules)
+            for p, rank in enumerate(self.ranks):
+                if rank in fits:
+                    by_rank[waste_rank] |= 1 << p
+        self.playable_by_rank: tuple[int, ...] = tuple(by_rank)
+        self.units: tuple[int, ...] = tuple(_unit(rank, rules) for rank in self.ranks)
+        self.all_demand = sum(self.units)
+        # Lost tables for the full game (draws up to the whole stock).
+        self._lost: dict[int, int] = {}
+        self._lost_after_draw: dict[int, int] = {}
+
+    @classmethod
+    def for_game(cls, game: Game) -> DealSolver:
+        return cls(game.deal, game.rules)
+
+    def demand(self, removed: int) -> int:
+        """Packed rank counts of the cards still on the peaks."""
+        demand = self.all_demand
+        for p in range(POSITION_COUNT):
+            if removed >> p & 1:
+                demand -= self.units[p]
+        return demand
+
+    def stock_supply(self, limit: int) -> list[int]:
+        """For each ``d`` up to ``limit``: packed rank counts of the waste after ``d`` draws and
+        the stock cards ``d`` to ``limit - 1`` (the cards still to come then)."""
+        suffix = [0] * (limit + 2)
+        for d in range(limit, -1, -1):
+            suffix[d] = suffix[d + 1] + _unit(self.after_draw[d], self.rules)
+        return suffix
+
+    # The search proper. It is one function so that everything it touches is a local
+    # variable; see the module docstring for what it does.
+    def _search(
+        self,
+        *,
+        limit: int,
+        lost: dict[int, int],
+        lost_after_draw: dict[int, int],
+        node_limit: int | None,
+    ) -> tuple[Callable[[int, int, int, int, bool], bool], list[int], list[int]]:
+        exposed_of = _exposed_table()
+        ranks = self.ranks
+        playable_by_rank = self.playable_by_rank
+        units = self.units
+        after_draw = self.after_draw
+        supply_of = self.stock_supply(limit)
+        guards, checked = _GUARDS, _CHECKED
+        never = _NEVER
+        full = FULL
+        path: list[int] = []  # the winning line, last action first
+        counter = [0]
+        budget = node_limit if node_limit is not None else -1
+        lost_get = lost.get
+        drawn_lost_get = lost_after_draw.get
+
+        def after_a_draw(removed: int, drawn: int, demand: int) -> bool:
+            # Right after a draw: the waste is after_draw[drawn]. Counting bound first.
+            supply = demand + supply_of[drawn]
+            shifted = supply << 8
+            window = shifted + (shifted >> 16)
+            if ((window | guards) - demand) & checked != checked:
+                lost_after_draw[removed] = drawn
+                return False
+            window += shifted >> 32
+            demand2 = demand + (demand >> 16)
+            if ((window | guards) - demand2) & checked != checked:
+                lost_after_draw[removed] = drawn
+                return False
+            window += shifted >> 48
+            if ((window | guards) - demand2 - (demand >> 32)) & checked != checked:
+                lost_after_draw[removed] = drawn
+                return False
+            if play(removed, drawn, after_draw[drawn], demand):
+                return True
+            lost_after_draw[removed] = drawn
+            return False
+
+        def play(removed: int, drawn: int, waste: int, demand: int) -> bool:
+            playable = exposed_of[removed] & playable_by_rank[waste]
+            if not playable:  # only a draw: that position has its own table
+                if (
+                    drawn < limit
+                    and drawn_lost_get(removed, never) > drawn + 1
+                    and after_a_draw(removed, drawn + 1, demand)
+                ):
+                    path.append(-1)
+                    return True
+                return False
+            key = removed << 28 | playable
+            if lost_get(key, never) <= drawn:
+                return False
+            counter[0] += 1
+            if counter[0] == budget:
+                raise SearchLimitExceeded(f"more than {node_limit} positions searched")
+            while playable:
+                p = playable.bit_length() - 1
+                low = 1 << p
+                playable ^= low
+                after = removed | low
+                if after == full or play(after, drawn, ranks[p], demand - units[p]):
+                    path.append(p)
+                    return True
+            if (
+                drawn < limit
+                and drawn_lost_get(removed, never) > drawn + 1
+                and after_a_draw(removed, drawn + 1, demand)
+            ):
+                path.append(-1)
+                return True
+            lost[key] = drawn
+            return False
+
+        def start(removed: int, drawn: int, waste: int, demand: int, just_drew: bool) -> bool:
+            if removed == full:
+                return True
+            if just_drew:
+                if drawn_lost_get(removed, never) <= drawn:
+                    return False
+                return after_a_draw(removed, drawn, demand)
+            return play(removed, drawn, waste, demand)
+
+        return start, path, counter
+
+    def find_win(
+        self,
+        removed: int,
+        drawn: int,
+        waste: int,
+        just_drew: bool,
+        *,
+        limit: int = STOCK_SIZE,
+        tables: tuple[dict[int, int], dict[int, int]] | None = None,
+        node_limit: int | None = None,
+    ) -> tuple[list[int] | None, int]:
+        """A winning line from the position (positions, ``-1`` for a draw), or ``None``.
+
+        ``limit`` caps the number of cards drawn in all (for the best-score search);
+        ``tables`` are the lost tables to use for it (facts proven under a limit hold
+        under any lower one). Returns the line and the number of positions expanded.
+        """
+        if removed not in _exposed_table():
+            raise ValueError(f"removed mask {removed:#x} cannot arise in play")
+        if tables is None:
+            tables = (self._lost, self._lost_after_draw) if limit == STOCK_SIZE else ({}, {})
+        start, path, counter = self._search(
+            limit=limit, lost=tables[0], lost_after_draw=tables[1], node_limit=node_limit
+        )
+        if start(removed, drawn, waste, self.demand(removed), just_drew):
+            return path[::-1], counter[0]
+        return None, counter[0]
+
+    def min_draw_win(
+        self, removed: int, drawn: int, waste: int, just_drew: bool, *, node_limit: int | None
+    ) -> tuple[list[int] | None, int]:
+        """A winning line with the fewest draws, or ``None`` when there is no win.
+
+        From a first win, wins with fewer draws are asked for until there is none.
+        Each search caps the draws lower, so what one proves lost stays proven for
+        the next: they share tables, which start from this solver's own.
+        """
+        total = 0
+        line, nodes = self.find_win(removed, drawn, waste, just_drew, node_limit=node_limit)
+        total += nodes
+        if line is None:
+            return None, total
+        tables = (dict(self._lost), dict(self._lost_after_draw))
+        while line.count(-1) > 0:
+            remaining = None if node_limit is None else max(1, node_limit - total)
+            shorter, nodes = self.find_win(
+                removed,
+                drawn,
+                waste,
+                just_drew,
+                limit=drawn + line.count(-1) - 1,
+                tables=tables,
+                node_limit=remaining,
+            )
+            total += nodes
+            if shorter is None:
+                break
+            line = shorter
+        return line, total
+
+    def best_reachable(
+        self, removed: int, drawn: int, waste: int, *, node_limit: int | None
+    ) -> tuple[list[int], int]:
+        """For a position with no win: a line to the highest score reachable from it.
+
+        Every reachable position is visited (a position reached with fewer draws
+        reaches everything the same position reaches with more), but for branches
+        that cannot beat the best found: with no win at most two peaks are ever
+        cleared. The score of a position is ``100 * peaks cleared - cards removed -
+        cards drawn`` up to a constant.
+        """
+        exposed_of = _exposed_table()
+        ranks = self.ranks
+        playable_by_rank = self.playable_by_rank
+        after_draw = self.after_draw
+        peak_a, peak_b, peak_c = PEAK_MASKS
+        seen: dict[int, int] = {}
+        path: list[int] = []
+        best_value = _value(removed, drawn)
+        best_line: list[int] = []
+        nodes = 0
+        budget = node_limit if node_limit is not None else -1
+
+        def visit(removed: int, drawn: int, waste: int) -> None:
+            nonlocal best_value, best_line, nodes
+            playable = exposed_of[removed] & playable_by_rank[waste]
+            key = removed << 28 | playable
+            if seen.get(key, _NEVER) <= drawn:
+                return
+            nodes += 1
+            if nodes == budget:
+                raise SearchLimitExceeded(f"more than {node_limit} positions searched")
+            left_a = (peak_a & ~removed).bit_count()
+            left_b = (peak_b & ~removed).bit_count()
+            left_c = (peak_c & ~removed).bit_count()
+            here = 100 * ((not left_a) + (not left_b) + (not left_c)) - removed.bit_count() - drawn
+            if here > best_value:
+                best_value, best_line = here, list(path)
+            # No win, so at most two peaks are ever cleared: the most this branch can
+            # add is clearing the one or two uncleared peaks with the fewest cards left.
+            gains = sorted(100 - left for left in (left_a, left_b, left_c) if left)
+            if here + sum(gains[1:]) <= best_value:
+                return
+            while playable:
+                low = playable & -playable
+                playable ^= low
+                p = low.bit_length() - 1
+                path.append(p)
+                visit(removed | low, drawn, ranks[p])
+                path.pop()
+            if drawn < STOCK_SIZE:
+                path.append(-1)
+                visit(removed, drawn + 1, after_draw[drawn + 1])
+                path.pop()
+            # Marked once done: a draw can lead to the same key with one card more drawn,
+            # and that position is only covered by this one once this one is explored.
+            seen[key] = drawn
+
+        visit(removed, drawn, waste)
+        return best_line, nodes
+
+
+def _value(removed: int, drawn: int) -> int:
+    """The score of a position, up to a constant: 100 a peak cleared, -1 a card removed or drawn."""
+    cleared = sum(1 for mask in PEAK_MASKS if removed & mask == mask)
+    return 100 * cleared - removed.bit_count() - drawn
+
+
+# -- the public API -------------------------------------------------------------------------
+
+
+def _position(game: Game) -> tuple[int, int, int, bool]:
+    line = game.line
+    just_drew = not line or line[-1].is_draw
+    return game.removed_mask, game.drawn, game.waste.rank, just_drew
+
+
+def _actions(line: list[int]) -> tuple[Action, ...]:
+    return tuple(Action(None if a < 0 else a) for a in line)
+
+
+def _score_after(game: Game, line: tuple[Action, ...]) -> int:
+    replay = game.copy()
+    for action in line:
+        replay.play(action)
+    return replay.score
+
+
+def solve(
+    game: Game,
+    *,
+    best: bool = False,
+    node_limit: int | None = None,
+    solver: DealSolver | None = None,
+) -> Solution:
+    """Solve the game from its current position (it is not changed).
+
+    ``best`` asks for the best final score (it may take longer). ``node_limit``
+    bounds the work: past that many positions expanded :class:`SearchLimitExceeded`
+    is raised. ``solver`` reuses the tables of an earlier search of the same deal.
+    """
+    if game.is_over:
+        return Solution(True, (), game.score, best=best)
+    if solver is None:
+        solver = DealSolver.for_game(game)
+    elif solver.deal != game.deal or solver.rules != game.rules:
+        raise ValueError("the solver was made for another deal")
+    removed, drawn, waste, just_drew = _position(game)
+    if best:
+        win, nodes = solver.min_draw_win(
+            removed, drawn, waste, just_drew, node_limit=node_limit
+        )
+        if win is None:
+            remaining = None if node_limit is None else max(1, node_limit - nodes)
+            reach, more = solver.best_reachable(removed, drawn, waste, node_limit=remaining)
+            line = _actions(reach)
+            return Solution(False, line, _score_after(game, line), best=True, nodes=nodes + more)
+    else:
+        win, nodes = solver.find_win(removed, drawn, waste, just_drew, node_limit=node_limit)
+        if win is None:
+            return Solution(False, (), None, nodes=nodes)
+    line = _actions(win)
+    return Solution(True, line, _score_after(game, line), best=best, nodes=nodes)
+
+
+def solve_code(code: str | GameCode, *, best: bool = False, node_limit: int | None = None) -> Solution:
+    """Solve a new deal named by its code (``"TP1-E-AAAAAAB"``)."""
+    parsed = code if isinstance(code, GameCode) else GameCode.parse(code)
+    return solve(Game(parsed), best=best, node_limit=node_limit)
+
+
+@functools.lru_cache(maxsize=8)
+def _solver_for(code: GameCode) -> DealSolver:
+    deal = code.deal()
+    return DealSolver(deal, code.rules)
+
+
+def hint(game: Game, *, node_limit: int | None = None) -> Hint:
+    """One action that keeps a win in reach, or how far back along the line a win still was.
+
+    The solver of each recent deal is kept (with what it has proven), so asking again
+    after each move, or walking back along the line, is cheap.
+    """
+    if game.is_over:
+        return Hint(None, 0)
+    solver = _solver_for(game.code)
+    removed, drawn, waste, just_drew = _position(game)
+    win, _ = solver.find_win(removed, drawn, waste, just_drew, node_limit=node_limit)
+    if win is not None:
+        return Hint(Action(None if win[0] < 0 else win[0]), 0)
+    # Positions along the line: after 0, 1, ... of its actions. A position from which
+    # a later one can be reached is winnable whenever that one is, so the winnable
+    # positions are a prefix of the line: find where it ends by halving.
+    positions = [(0, 0, game.deal.waste.rank, True)]
+    removed, drawn = 0, 0
+    for action in game.line[:-1]:
+        if action.position is None:
+            drawn += 1
+            positions.append((removed, drawn, solver.after_draw[drawn], True))
+        else:
+            removed |= 1 << action.position
+            positions.append((removed, drawn, solver.ranks[action.position], False))
+
+    def winnable(index: int) -> bool:
+        line, _ = solver.find_win(*positions[index], node_limit=node_limit)
+        return line is not None
+
+    if not winnable(0):
+        return Hint(None, None)
+    low, high = 0, len(positions)  # positions[low] is winnable, the game's own is not
+    while high - low > 1:
+        middle = (low + high) // 2
+        if winnable(middle):
+            low = middle
+        else:
+            high = middle
+    return Hint(None, len(positions) - low)
