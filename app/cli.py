@@ -70,6 +70,85 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _solve(args: argparse.Namespace) -> int:
+    from app.engine.solver import solve
+
+    game = Game.from_code(args.code)
+    solution = solve(game, best=args.best)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "code": game.code_text(),
+                    "winnable": solution.winnable,
+                    "moves": solution.moves(),
+                    "score": solution.score,
+                }
+            )
+        )
+        return 0
+    print(f"{game.code_text()} ({game.rules.word} rules, deal {game.code.number})")
+    draws = sum(action.is_draw for action in solution.line)
+    if solution.winnable:
+        kind = "a line with the best score" if args.best else "a winning line"
+        print(f"Winnable: {kind}, {len(solution.line)} moves ({draws} draws), score {solution.score}.")
+    elif args.best:
+        print(
+            f"Not winnable. The best score it can reach is {solution.score}"
+            + (f", after {len(solution.line)} moves:" if solution.line else ", at the start.")
+        )
+    else:
+        print("Not winnable: no line of moves removes all 28 cards.")
+    replay = game.copy()
+    for number, action in enumerate(solution.line, start=1):
+        if action.position is None:
+            replay.play(action)
+            print(f"{number:>3}. draw: {replay.waste.words()}")
+        else:
+            card = replay.deal.tableau[action.position]
+            replay.play(action)
+            print(f"{number:>3}. remove {card.words()} (position {action.position})")
+    return 0
+
+
+def _jobs(text: str) -> int:
+    if text == "all":
+        return 0
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("expected a number of processes, 0 or 'all' for all cores")
+    return value
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from app.engine import Rules
+    from app.engine.solver_stats import format_summary, solve_range, summarize
+
+    rules = Rules.from_word(args.rules)
+    if args.deals < 1:
+        print("tripeaks: --deals must be at least 1", file=sys.stderr)
+        return 2
+    width = 40
+
+    def progress(done: int, count: int) -> None:
+        if not sys.stderr.isatty() or (done != count and done % max(1, count // 200)):
+            return
+        filled = width * done // count
+        bar = "#" * filled + "." * (width - filled)
+        end = "\n" if done == count else ""
+        print(f"\r[{bar}] {done}/{count}", end=end, file=sys.stderr, flush=True)
+
+    try:
+        results = solve_range(
+            rules, args.start, args.deals, best=args.best, jobs=args.jobs, progress=progress
+        )
+    except ValueError as error:
+        print(f"tripeaks: {error}", file=sys.stderr)
+        return 2
+    print(format_summary(rules, args.start, summarize(results), scores=args.best))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tripeaks", description="TriPeaks solitaire.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -88,6 +167,22 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1)
     serve.set_defaults(run=_serve)
+
+    solve = commands.add_parser("solve", help="say whether a deal can be won, and how")
+    solve.add_argument("code")
+    solve.add_argument("--json", action="store_true", help="print the answer as JSON")
+    solve.add_argument("--best", action="store_true", help="find the best score (slower)")
+    solve.set_defaults(run=_solve)
+
+    stats = commands.add_parser("stats", help="solve many deals: share winnable, timings")
+    stats.add_argument("--rules", choices=["easy", "classic"], default="easy")
+    stats.add_argument("--deals", type=int, required=True, help="how many deal numbers")
+    stats.add_argument("--start", type=int, default=0, help="the first deal number")
+    stats.add_argument(
+        "--jobs", type=_jobs, default=1, help="processes to use (0 or 'all': every core)"
+    )
+    stats.add_argument("--best", action="store_true", help="also a histogram of best scores")
+    stats.set_defaults(run=_stats)
     return parser
 
 
@@ -100,6 +195,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # piped into head: stop quietly
+        sys.stderr.close()
+        return 0
     return result
 
 

@@ -537,8 +537,10 @@ def _solver_for(code: GameCode) -> DealSolver:
 def hint(game: Game, *, node_limit: int | None = None) -> Hint:
     """One action that keeps a win in reach, or how far back along the line a win still was.
 
-    The solver of each recent deal is kept (with what it has proven), so asking again
-    after each move, or walking back along the line, is cheap.
+    The solver of each of the 8 latest deals asked about is kept with what it has
+    proven, so asking again after each move, or looking back along the line, is
+    cheap. Threads may share them: the tables only ever gain facts that are true.
+    ``node_limit`` bounds each search (:class:`SearchLimitExceeded`).
     """
     if game.is_over:
         return Hint(None, 0)

@@ -1,0 +1,118 @@
+"""Reference searches for checking the solver, written from the rules with none of its tricks.
+
+* :func:`brute_force` plays on copies of :class:`Game` with the engine's own moves and
+  remembers only exact positions (removed cards, cards drawn, waste card) already
+  seen. Exhaustive, so only for positions with a few cards left.
+* :func:`plain_search` is the same search on bare numbers, fast enough for whole deals
+  (a second or so for a deal with no win).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from app.engine.deal import Deal, Rules
+from app.engine.game import Game
+from app.engine.layout import COVERED_BY
+
+FULL = (1 << 28) - 1
+
+
+def brute_force(game: Game) -> bool:
+    """Whether some sequence of the engine's moves from ``game`` wins."""
+    seen: set[tuple[int, int, str]] = set()
+
+    def search(g: Game) -> bool:
+        if g.is_over:
+            return True
+        state = (g.removed_mask, g.drawn, g.waste.text())
+        if state in seen:
+            return False
+        seen.add(state)
+        for position in g.playable_positions():
+            child = g.copy()
+            child.remove(position)
+            if search(child):
+                return True
+        if g.can_draw():
+            child = g.copy()
+            child.draw()
+            if search(child):
+                return True
+        return False
+
+    return search(game.copy())
+
+
+def _fits(a: int, b: int, rules: Rules) -> bool:
+    if abs(a - b) == 1:
+        return True
+    return rules is Rules.EASY and {a, b} == {1, 13}
+
+
+def plain_search(deal: Deal, rules: Rules, removed: int = 0, drawn: int = 0,
+                 waste: int | None = None) -> bool:
+    """Whether the position can be won: every reachable exact position is tried."""
+    ranks = [card.rank for card in deal.tableau]
+    stock = [card.rank for card in deal.stock]
+    covered_by = [sum(1 << q for q in COVERED_BY[p]) for p in range(28)]
+    seen: set[tuple[int, int, int]] = set()
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, 1000))
+
+    def search(removed: int, drawn: int, waste: int) -> bool:
+        if removed == FULL:
+            return True
+        if (removed, drawn, waste) in seen:
+            return False
+        seen.add((removed, drawn, waste))
+        for p in range(28):
+            if (
+                not removed >> p & 1
+                and removed & covered_by[p] == covered_by[p]
+                and _fits(ranks[p], waste, rules)
+                and search(removed | 1 << p, drawn, ranks[p])
+            ):
+                return True
+        return drawn < len(stock) and search(removed, drawn + 1, stock[drawn])
+
+    try:
+        return search(removed, drawn, deal.waste.rank if waste is None else waste)
+    finally:
+        sys.setrecursionlimit(old_limit)
+
+
+def brute_force_best(game: Game) -> tuple[int | None, int]:
+    """The best final score of a win from ``game`` (``None`` without a win) and the
+    highest score any position reachable from it shows (itself included)."""
+    memo: dict[tuple[int, int, str], tuple[int | None, int]] = {}
+
+    def search(g: Game) -> tuple[int | None, int]:
+        # Scores relative to g's: (best gain to a win, best gain to any position).
+        if g.is_over:
+            return 0, 0
+        state = (g.removed_mask, g.drawn, g.waste.text())
+        if state in memo:
+            return memo[state]
+        win: int | None = None
+        reach = 0
+        children = []
+        for position in g.playable_positions():
+            child = g.copy()
+            child.remove(position)
+            children.append(child)
+        if g.can_draw():
+            child = g.copy()
+            child.draw()
+            children.append(child)
+        for child in children:
+            gain = child.score - g.score
+            child_win, child_reach = search(child)
+            if child_win is not None and (win is None or gain + child_win > win):
+                win = gain + child_win
+            reach = max(reach, gain + child_reach)
+        memo[state] = (win, reach)
+        return win, reach
+
+    win, reach = search(game.copy())
+    return (None if win is None else game.score + win), game.score + reach
