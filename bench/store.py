@@ -152,7 +152,8 @@ def run_http(url: str, players: int, seconds: float) -> dict[str, float]:
     import httpx
 
     port = 20000 + secrets.randbelow(20000)
-    env = {**os.environ, "TRIPEAKS_DATABASE_URL": url, "TRIPEAKS_SECRET_KEY": "bench-" + "k" * 32}
+    env = {**os.environ, "TRIPEAKS_DATABASE_URL": url, "TRIPEAKS_SECRET_KEY": "bench-" + "k" * 32,
+           "TRIPEAKS_RATE_LIMITS": "false"}  # a benchmark, not a client to protect against
     with tempfile.TemporaryDirectory() as data_dir:
         env["TRIPEAKS_DATA_DIR"] = data_dir
         server = subprocess.Popen(

@@ -53,6 +53,7 @@ def start_server(database_url: str, data: str) -> tuple[subprocess.Popen[bytes],
         "TRIPEAKS_DATABASE_URL": database_url,
         "TRIPEAKS_DATA_DIR": data,
         "TRIPEAKS_SECRET_KEY": "bench-secret-key-0123456789abcdef",
+        "TRIPEAKS_RATE_LIMITS": "false",  # closed-loop players would be throttled (bench/load.py keeps them on)
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "app.web.main:create_app", "--factory",
@@ -227,6 +228,7 @@ async def main_async(args: argparse.Namespace) -> None:
             await asyncio.gather(*(p.new_game() for p in players))
             await run(players, "move", 1, 0)  # warm up
             print(f"server: uvicorn, 1 worker, store {url_db.split(':')[0]}; {args.players} players; "
+                  f"load average before {os.getloadavg()[0]:.2f}; "
                   f"{os.cpu_count()} cores shared with the load generator")
             results = {}
             for what in ("move", "trivial"):
@@ -253,7 +255,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--think", type=float, default=250, help="mean think time between moves, ms")
-    parser.add_argument("--database-url", default="memory://", help="the server's store (default: in-process memory)")
+    parser.add_argument("--database-url", default="", help="the server's store (default: SQLite in a temporary folder, as shipped; memory:// for the engine alone)")
     asyncio.run(main_async(parser.parse_args()))
 
 

@@ -53,6 +53,7 @@ def _write_atomically(path: Path, data: bytes) -> None:
     """Write via a temporary file and a rename, so a concurrent reader never sees half a file."""
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
+        os.fchmod(fd, 0o644)  # mkstemp makes it 0600: other users (a server's own) must read it
         with os.fdopen(fd, "wb") as file:
             file.write(data)
         os.replace(temporary, path)
@@ -64,7 +65,8 @@ def _write_atomically(path: Path, data: bytes) -> None:
 def mo_bytes(lang: str) -> bytes:
     """``lang``'s compiled catalog: the ``.mo`` file, compiled first if it is missing or stale."""
     if not is_stale(lang):
-        return mo_path(lang).read_bytes()
+        with contextlib.suppress(OSError):  # unreadable (another user's): compile it here
+            return mo_path(lang).read_bytes()
     data = compile_catalog(lang)
     with contextlib.suppress(OSError):  # a read-only install: use the catalog compiled in memory
         _write_atomically(mo_path(lang), data)

@@ -53,12 +53,24 @@ class StoredGame:
     version: int
 
 
+DEFAULT_MAX_GAMES_PER_PLAYER: Final = 200
+
+
 class GameStore(abc.ABC):
     """Games by id, and each player's current game. Thread-safe; every method is blocking."""
 
+    max_games_per_player: int = DEFAULT_MAX_GAMES_PER_PLAYER
+    """How many games one player keeps at most (0: no bound); see :meth:`create`."""
+
     @abc.abstractmethod
     def create(self, game: Game, owner: str | None) -> StoredGame:
-        """Keep a new game; when ``owner`` is given it becomes that player's current game."""
+        """Keep a new game; when ``owner`` is given it becomes that player's current game.
+
+        When the owner then has more than :attr:`max_games_per_player` games, their oldest
+        are removed (the ones not won first, never the new one), in the same transaction,
+        each with its result recorded first (as idle cleanup does): records and statistics
+        lose nothing. Games made without an owner (the JSON API) are not counted.
+        """
 
     @abc.abstractmethod
     def get(self, game_id: str) -> StoredGame | None:
@@ -166,9 +178,18 @@ def clean_display_name(name: str) -> str:
         raise BadDisplayName("A name needs at least one character")
     if len(cleaned) > DISPLAY_NAME_MAX:
         raise BadDisplayName(f"A name has at most {DISPLAY_NAME_MAX} characters")
-    if any(unicodedata.category(c) in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp") for c in cleaned):
+    if any(
+        unicodedata.category(c) in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp") or c in BIDI_CONTROLS
+        for c in cleaned
+    ):
         raise BadDisplayName("A name cannot contain control characters or line breaks")
     return cleaned
+
+
+BIDI_CONTROLS: Final = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Direction marks, embeddings, overrides and isolates: in a name shown beside other text
+they could reorder what follows it (a record line reading backwards). Names in any script
+read right without them."""
 
 
 class Feat(enum.Enum):

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from app.store.base import GameStore
+from app.store.base import DEFAULT_MAX_GAMES_PER_PLAYER, GameStore
 from app.store.memory import MemoryStore
 
 
-def open_store(url: str) -> GameStore:
+def open_store(url: str, *, max_games_per_player: int = DEFAULT_MAX_GAMES_PER_PLAYER) -> GameStore:
     """``memory://`` keeps games in this process; SQL URLs use :mod:`app.store.sql`."""
     if url.startswith("memory:"):
-        return MemoryStore()
+        return MemoryStore(max_games_per_player=max_games_per_player)
     from app.store.sql import SqlStore
 
-    return SqlStore(url)
+    return SqlStore(url, max_games_per_player=max_games_per_player)

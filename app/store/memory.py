@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from app.engine import Game, GameCode, Rules, Status
 from app.store.base import (
+    DEFAULT_MAX_GAMES_PER_PLAYER,
     DealRecord,
     GameResult,
     GameStore,
@@ -56,7 +57,13 @@ class _Result:
 
 
 class MemoryStore(GameStore):
-    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float] = time.time,
+        max_games_per_player: int = DEFAULT_MAX_GAMES_PER_PLAYER,
+    ) -> None:
+        self.max_games_per_player = max_games_per_player
         self._lock = threading.RLock()
         self._clock = clock
         self._seq = itertools.count(1)
@@ -75,7 +82,22 @@ class MemoryStore(GameStore):
             )
             if owner is not None:
                 self._make_current(owner, game_id)
+                self._bound(owner, game_id)
         return StoredGame(game_id, owner, game.copy(), 1)
+
+    def _bound(self, owner: str, keep: str) -> None:
+        """Remove the owner's oldest games beyond the bound (not won first), results recorded."""
+        if self.max_games_per_player <= 0:
+            return
+        mine = [
+            (row.status is Status.WON, row.seq, game_id)
+            for game_id, row in self._games.items()
+            if row.owner == owner and game_id != keep
+        ]
+        excess = len(mine) + 1 - self.max_games_per_player
+        for _, _, game_id in sorted(mine)[: max(0, excess)]:
+            self._record_by_id(game_id)
+            del self._games[game_id]
 
     def get(self, game_id: str) -> StoredGame | None:
         with self._lock:

@@ -129,6 +129,21 @@ class SchemaTooNew(RuntimeError):
     """The database was migrated by a newer release of the app."""
 
 
+def schema_version(conn: Connection) -> int | None:
+    """The schema version the database is at (``None``: no schema yet), read without a lock."""
+    if not inspect(conn).has_table(schema_table.name):
+        return None
+    version: int = conn.execute(
+        select(schema_table.c.version).where(schema_table.c.id == 1)
+    ).scalar_one()
+    return version
+
+
+def is_current(conn: Connection) -> bool:
+    """Whether the database is at this code's schema version (checked without a write lock)."""
+    return schema_version(conn) == SCHEMA_VERSION
+
+
 def migrate(conn: Connection, dialect: str, now: float) -> int:
     """Create or migrate the schema inside the caller's (write) transaction; returns the version."""
     if dialect == "postgresql":

@@ -37,6 +37,7 @@ from sqlalchemy import (
     Connection,
     Engine,
     bindparam,
+    case,
     create_engine,
     delete,
     event,
@@ -61,6 +62,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from app.engine import Game, GameCode, Rules, Status
 from app.store.base import (
+    DEFAULT_MAX_GAMES_PER_PLAYER,
     DealRecord,
     GameResult,
     GameStore,
@@ -82,7 +84,7 @@ from app.store.deals import (
     merge,
     to_record,
 )
-from app.store.schema import DEAL_FIELDS, deals, games, migrate, players, results
+from app.store.schema import DEAL_FIELDS, deals, games, is_current, migrate, players, results
 
 T = TypeVar("T")
 
@@ -123,6 +125,16 @@ def unavailable(error: BaseException) -> bool:
     )
 
 
+SQLITE_READONLY: Final = 8
+
+
+def sqlite_read_only(error: BaseException) -> bool:
+    """Whether SQLite refused a write because the database (file or folder) is read-only."""
+    cause = error.orig if isinstance(error, DBAPIError) else error
+    code = getattr(cause, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF == SQLITE_READONLY
+
+
 class _Pending:
     """One write waiting for a group commit."""
 
@@ -147,7 +159,14 @@ class _Raised:
 class SqlStore(GameStore):
     """The store on SQLite or PostgreSQL. Thread-safe; several processes may share one database."""
 
-    def __init__(self, url: str, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        clock: Callable[[], float] = time.time,
+        max_games_per_player: int = DEFAULT_MAX_GAMES_PER_PLAYER,
+    ) -> None:
+        self.max_games_per_player = max_games_per_player
         self.url = database_url(url)
         self.synchronous = "FULL"
         if "synchronous" in self.url.query:  # sqlite:///path?synchronous=NORMAL (see docs/store.md)
@@ -177,10 +196,16 @@ class SqlStore(GameStore):
         self._writer: Connection | None = None
         self._readers: list[Connection] = []
         self._readers_lock = threading.Lock()
+        self._readers_generation = 0
         self._closed = False
         try:
-            with self._write_engine.begin() as conn:
-                migrate(conn, self.dialect, clock())
+            # A database already at this schema is opened without a write: one that is
+            # read-only just now still serves its games (writes then answer "try again").
+            with self._engine.connect() as conn:
+                current = is_current(conn)
+            if not current:
+                with self._write_engine.begin() as conn:
+                    migrate(conn, self.dialect, clock())
         except (SQLAlchemyError, sqlite3.Error) as error:
             self._engine.dispose()
             if unavailable(error):
@@ -253,6 +278,7 @@ class SqlStore(GameStore):
             # keeping a few skips the pool's checkout and reset on every read.
             with self._readers_lock:
                 kept = self._readers.pop() if self._readers else None
+                generation = self._readers_generation
             conn = kept if kept is not None else self._engine.connect()
             try:
                 value = query(conn)
@@ -260,7 +286,11 @@ class SqlStore(GameStore):
                 conn.close()
                 raise
             with self._readers_lock:
-                keep = len(self._readers) < SQLITE_READERS_KEPT and not self._closed
+                keep = (
+                    len(self._readers) < SQLITE_READERS_KEPT
+                    and not self._closed
+                    and generation == self._readers_generation
+                )
                 if keep:
                     self._readers.append(conn)
             if not keep:
@@ -272,16 +302,43 @@ class SqlStore(GameStore):
             raise
 
     def _write(self, job: Callable[[Connection], T]) -> T:
-        """Run ``job`` in a write transaction; returns once that transaction is committed."""
-        try:
-            if self.dialect == "postgresql":
-                with self._write_engine.begin() as conn:
-                    return job(conn)
-            return cast(T, self._group_commit(job))
-        except (SQLAlchemyError, sqlite3.Error) as error:
-            if unavailable(error):
+        """Run ``job`` in a write transaction; returns once that transaction is committed.
+
+        On SQLite, a write refused because the file was read-only is tried once more on
+        fresh connections (it may have become writable since they were opened); nothing of
+        the refused one was written.
+        """
+        retried = False
+        while True:
+            try:
+                if self.dialect == "postgresql":
+                    with self._write_engine.begin() as conn:
+                        return job(conn)
+                return cast(T, self._group_commit(job))
+            except (SQLAlchemyError, sqlite3.Error) as error:
+                if not unavailable(error):
+                    raise
+                if self.dialect == "sqlite":
+                    self._reopen_sqlite()
+                    if not retried and sqlite_read_only(error):
+                        retried = True
+                        continue
                 raise StoreUnavailable(str(error)) from error
-            raise
+
+    def _reopen_sqlite(self) -> None:
+        """After a failed write, close every connection so that the next ones open the file afresh.
+
+        SQLite shares one view of a file among the connections of a process: once a file was
+        opened read-only (its mode, or a read-only volume), writes keep failing until every
+        connection to it is closed, even after the file became writable again. The writer
+        was dropped by the failed batch; kept readers go now (those in use when they return).
+        """
+        with self._readers_lock:
+            readers, self._readers = self._readers, []
+            self._readers_generation += 1
+        for conn in readers:
+            conn.close()
+        self._engine.dispose()
 
     def _group_commit(self, job: Callable[[Connection], Any]) -> Any:
         pending = _Pending(job)
@@ -391,9 +448,35 @@ class SqlStore(GameStore):
             )
             if owner is not None:
                 self._make_current(conn, owner, game_id, now)
+                self._bound(conn, owner, game_id)
 
         self._write(job)
         return StoredGame(game_id, owner, game.copy(), 1)
+
+    def _bound(self, conn: Connection, owner: str, keep: str) -> None:
+        """Remove the owner's oldest games beyond the bound (not won first), results recorded.
+
+        Runs in the create's transaction, after ``_make_current`` locked the player's row:
+        two creates by one player take turns here.
+        """
+        if self.max_games_per_player <= 0:
+            return
+        count = conn.execute(
+            select(func.count()).select_from(games).where(games.c.owner == owner)
+        ).scalar_one()
+        excess = count - self.max_games_per_player
+        if excess <= 0:
+            return
+        won_last = case((games.c.status == Status.WON.value, 1), else_=0)
+        oldest = conn.execute(
+            select(games.c.id)
+            .where(games.c.owner == owner, games.c.id != keep)
+            .order_by(won_last, games.c.seq)
+            .limit(excess)
+        ).scalars()
+        for game_id in list(oldest):
+            self._record(conn, game_id, None)
+            conn.execute(delete(games).where(games.c.id == game_id))
 
     _GET = select(games.c.id, games.c.owner, games.c.state, games.c.version).where(
         games.c.id == bindparam("b_id")

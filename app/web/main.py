@@ -13,6 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.i18n import N_, current_locale
 from app.store.base import GameStore, StoreUnavailable
@@ -20,6 +21,7 @@ from app.store.factory import open_store
 from app.web import api, language, pages, records
 from app.web.limits import BodySizeLimitMiddleware
 from app.web.players import PlayerCookieMiddleware
+from app.web.ratelimit import RateLimitMiddleware
 from app.web.render import STATIC_DIR, Pages, make_environment
 from app.web.security import SecurityMiddleware
 from app.web.settings import Settings
@@ -30,7 +32,11 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.store = store if store is not None else open_store(settings.database_url)
+        app.state.store = (
+            store
+            if store is not None
+            else open_store(settings.database_url, max_games_per_player=settings.max_games_per_player)
+        )
         cleanup = None
         if settings.idle_days > 0:  # idle unfinished games: removed at start, then periodically
             cleanup = asyncio.create_task(
@@ -84,10 +90,24 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
             return JSONResponse({"detail": jsonable_errors(error)}, status_code=422)
         return error_response(request, 422, N_("That request is not one the game understands."))
 
+    # Outermost last: [proxy headers] → language → security headers and cross-site refusal
+    # → body size → player cookie → rate limits (they key actions by the player) → routes.
+    if settings.rate_limits:
+        app.add_middleware(
+            RateLimitMiddleware,
+            new_games=settings.rate_limit_new_games,
+            pages=settings.rate_limit_pages,
+            actions=settings.rate_limit_actions,
+            hints=settings.rate_limit_hints,
+            actions_per_address=settings.rate_limit_actions_per_address,
+            storage=settings.rate_limit_storage,
+        )
     app.add_middleware(PlayerCookieMiddleware, secret=settings.signing_key(), secure=settings.cookie_secure)
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityMiddleware)
     app.add_middleware(language.LocaleMiddleware)
+    if settings.trust_proxy:  # the scheme and client address the proxy in front saw
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.forwarded_allow_ips)
     return app
 
 
@@ -105,12 +125,12 @@ def jsonable_errors(error: RequestValidationError) -> list[dict[str, Any]]:
 def error_response(
     request: Request, status: int, detail: str, headers: Mapping[str, str] | None = None
 ) -> Response:
-    if detail == "Not Found":  # Starlette's word for an unknown URL: the page's heading says it already
-        detail = ""
     if detail:  # details the catalogs know are translated
         detail = current_locale().gettext(detail)
     if wants_json(request):
         return JSONResponse({"detail": detail}, status_code=status, headers=headers)
+    if status == 404 and detail == current_locale().gettext("Not Found"):
+        detail = ""  # Starlette's word for an unknown URL: the page's heading says it already
     page_renderer: Pages = request.app.state.pages
     return page_renderer.page(
         "error.html",

@@ -1,8 +1,14 @@
 """Who is playing: a random player id in a signed, HttpOnly, SameSite=Lax cookie.
 
 A pure ASGI middleware reads the cookie before the route runs and puts the
-player id in ``scope["state"]["player"]``; a missing, forged, truncated or
-stale cookie gives a new player id, which is set on the response.
+player id in ``scope["state"]["player"]`` (and whether it came from a valid cookie in
+``scope["state"]["player_known"]``); a missing, forged, truncated or stale cookie gives a
+new player id, which is set on the response.
+
+Cookies are ``Secure`` when the request was made over https (``scope["scheme"]``; behind
+a TLS-terminating proxy that is the forwarded scheme, see ``TRIPEAKS_TRUST_PROXY``) or
+when ``secure`` is set: then every cookie the response sets (the player's, and those the
+routes set) is marked ``Secure``.
 """
 
 from __future__ import annotations
@@ -54,20 +60,39 @@ class PlayerCookieMiddleware:
         fresh = player is None
         if player is None:
             player = secrets.token_urlsafe(16)
-        scope.setdefault("state", {})["player"] = player
+        state = scope.setdefault("state", {})
+        state["player"], state["player_known"] = player, not fresh
+        secure = self.secure or scope.get("scheme") == "https"
 
-        if not fresh:
+        if not fresh and not secure:
             await self.app(scope, receive, send)
             return
 
         cookie = (
             f"{PLAYER_COOKIE}={self.signer.dumps(player)}; Path=/; Max-Age={_MAX_AGE}; "
-            "HttpOnly; SameSite=Lax" + ("; Secure" if self.secure else "")
+            "HttpOnly; SameSite=Lax" + ("; Secure" if secure else "")
+            if fresh
+            else ""
         )
 
         async def send_with_cookie(message: Message) -> None:
             if message["type"] == "http.response.start":
-                MutableHeaders(scope=message).append("set-cookie", cookie)
+                headers = MutableHeaders(scope=message)
+                if secure:
+                    mark_secure(headers)
+                if fresh:
+                    headers.append("set-cookie", cookie)
             await send(message)
 
         await self.app(scope, receive, send_with_cookie)
+
+
+def mark_secure(headers: MutableHeaders) -> None:
+    """Add ``Secure`` to every ``Set-Cookie`` that lacks it."""
+    cookies = headers.getlist("set-cookie")
+    if not cookies:
+        return
+    del headers["set-cookie"]
+    for cookie in cookies:
+        flags = {part.strip().lower() for part in cookie.split(";")[1:]}
+        headers.append("set-cookie", cookie if "secure" in flags else cookie + "; Secure")

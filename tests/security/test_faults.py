@@ -1,0 +1,303 @@
+"""Faults: the database going away and coming back, a full disk, a read-only database file.
+
+Each answers "try again" (503 with ``Retry-After``: a page, the status line for htmx, JSON for
+the API), never a 500, and loses nothing: every action the server acknowledged is there
+afterwards, none it refused is, and the game plays on once the fault is gone.
+
+* PostgreSQL stopped and started: a private PostgreSQL cluster made for the test with
+  ``initdb`` in a temporary folder, on a free port (as the ``postgres`` user when run as
+  root), so that the shared server other tests use is never touched.
+* SQLite on a full disk: a 1 MB tmpfs mounted for the test (root only), filled to the brim.
+* SQLite read-only: a live server running as an unprivileged user (``nobody`` under root)
+  restarted on a database file made read-only, then made writable again while it runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import glob
+import os
+import pwd
+import re
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from app.store.sql import SqlStore
+from tests.security.conftest import CODE, HX, AppFactory, free_port, game_id_of, live_server
+
+TRY_AGAIN = "try again"
+
+
+def moves_on_page(html: str) -> int:
+    match = re.search(r'id="moves"[^>]*>(\d+)<', html)
+    assert match, "no move count on the page"
+    return int(match.group(1))
+
+
+def assert_try_again(response: Any, *, api: bool = False) -> None:
+    assert response.status_code == 503, f"{response.status_code}: {response.text[:300]}"
+    assert int(response.headers["retry-after"]) > 0
+    if api:
+        assert TRY_AGAIN in response.json()["detail"]
+    else:
+        assert TRY_AGAIN in response.text and "Traceback" not in response.text
+
+
+# -- a private PostgreSQL ---------------------------------------------------------------------
+
+
+def postgres_bin() -> Path | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if found:
+        return Path(found[-1]).parent
+    initdb = shutil.which("initdb")
+    return Path(initdb).parent if initdb else None
+
+
+class PrivatePostgres:
+    """A PostgreSQL cluster of this test's own, started and stopped at will."""
+
+    def __init__(self, bindir: Path, root: Path) -> None:
+        self.bindir, self.root = bindir, root
+        self.data, self.log = root / "data", root / "postgres.log"
+        self.port = free_port()
+        self.user: list[str] = []
+        if os.geteuid() == 0:  # initdb refuses root: run the server as its own user
+            name = "postgres" if _user_exists("postgres") else "nobody"
+            self.user = ["runuser", "-u", name, "--"]
+            uid = pwd.getpwnam(name).pw_uid
+            os.chown(root, uid, -1)
+        self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
+
+    def run(self, *args: str) -> None:
+        subprocess.run([*self.user, *args], check=True, capture_output=True, timeout=120)
+
+    def init(self) -> None:
+        self.run(str(self.bindir / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres",
+                 "--no-sync", "-E", "UTF8")
+
+    def start(self) -> None:
+        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.root} -c fsync=off"
+        self.run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-o", options,
+                 "-w", "-t", "60", "start")
+
+    def stop(self) -> None:
+        self.run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "-t", "60", "stop")
+
+
+def _user_exists(name: str) -> bool:
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
+
+
+@pytest.fixture
+def private_postgres() -> Iterator[PrivatePostgres]:
+    bindir = postgres_bin()
+    if bindir is None:
+        pytest.skip("PostgreSQL's initdb and pg_ctl are not installed")
+    root = Path(tempfile.mkdtemp(prefix="tripeaks-pg-", dir="/tmp"))
+    root.chmod(0o755)
+    server = PrivatePostgres(bindir, root)
+    try:
+        server.init()
+        server.start()
+    except subprocess.CalledProcessError as error:  # pragma: no cover - depends on the machine
+        shutil.rmtree(root, ignore_errors=True)
+        pytest.skip(f"cannot run a private PostgreSQL here: {error.stderr.decode(errors='replace')[-500:]}")
+    try:
+        yield server
+    finally:
+        with contextlib.suppress(subprocess.CalledProcessError):
+            server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.postgres
+def test_postgresql_stopped_and_started_gives_try_again_and_loses_nothing(
+    private_postgres: PrivatePostgres, make_client: AppFactory
+) -> None:
+    store = SqlStore(private_postgres.url)
+    try:
+        client = make_client(store, client_kwargs={"raise_server_exceptions": False})
+        page = client.get(f"/g/{CODE}")
+        game_id = game_id_of(page.text)
+        acknowledged = 0
+        for _ in range(3):
+            assert client.post(f"/games/{game_id}/draw", headers=HX).status_code == 200
+            acknowledged += 1
+        api = client.post("/api/games", json={"code": CODE}).json()["id"]
+        assert client.post(f"/api/games/{api}/draw").status_code == 200
+
+        private_postgres.stop()
+        assert_try_again(client.post(f"/games/{game_id}/draw", headers=HX))
+        assert_try_again(client.post(f"/games/{game_id}/draw"))
+        assert_try_again(client.get(f"/g/{CODE}"))
+        assert_try_again(client.post("/new", data={"rules": "easy"}))
+        assert_try_again(client.post(f"/api/games/{api}/draw"), api=True)
+        assert_try_again(client.post("/api/games", json={}), api=True)
+        assert_try_again(client.get(f"/api/games/{api}"), api=True)
+        refused = client.post(f"/games/{game_id}/draw", headers=HX)
+        assert_try_again(refused)
+        assert 'id="status"' in refused.text or "<h1>" in refused.text
+
+        private_postgres.start()
+        page = client.get(f"/g/{CODE}")
+        assert page.status_code == 200 and game_id_of(page.text) == game_id
+        assert moves_on_page(page.text) == acknowledged  # nothing lost, nothing doubled
+        assert client.get(f"/api/games/{api}").json()["moves"] == 1
+        assert client.post(f"/games/{game_id}/draw", headers=HX).status_code == 200
+        assert moves_on_page(client.get(f"/g/{CODE}").text) == acknowledged + 1
+        assert client.post(f"/api/games/{api}/draw").json()["moves"] == 2
+    finally:
+        store.close()
+
+
+# -- SQLite: disk full ------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def tiny_disk(size: str = "1m") -> Iterator[Path]:
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    where = Path(tempfile.mkdtemp(prefix="tripeaks-full-", dir="/tmp"))
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        where.rmdir()
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+        with contextlib.suppress(OSError):
+            where.rmdir()
+
+
+def fill(disk: Path) -> Path:
+    """Fill the disk to the last byte; returns the filler file."""
+    filler = disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        for size in (65536, 4096, 1):
+            try:
+                while True:
+                    os.write(fd, b"\0" * size)
+            except OSError as error:
+                assert error.errno == errno.ENOSPC
+    finally:
+        os.close(fd)
+    return filler
+
+
+def test_sqlite_on_a_full_disk_gives_try_again_and_corrupts_nothing(make_client: AppFactory) -> None:
+    with tiny_disk() as disk:
+        url = f"sqlite:///{disk}/tripeaks.db"
+        store = SqlStore(url)
+        try:
+            client = make_client(store, client_kwargs={"raise_server_exceptions": False})
+            game_id = game_id_of(client.get(f"/g/{CODE}").text)
+            acknowledged = 0
+            for _ in range(3):
+                assert client.post(f"/games/{game_id}/draw", headers=HX).status_code == 200
+                acknowledged += 1
+
+            filler = fill(disk)
+            statuses = []
+            for step in range(40):  # draws on the game, and new games (which grow the file most)
+                if step % 2:
+                    response = client.post("/api/games", json={"code": CODE})
+                    statuses.append(response.status_code)
+                    if response.status_code != 201:
+                        assert_try_again(response, api=True)
+                    continue
+                response = client.post(f"/games/{game_id}/draw", headers=HX)
+                statuses.append(response.status_code)
+                if response.status_code == 200:
+                    acknowledged += 1
+                else:
+                    assert_try_again(response)
+            assert 503 in statuses, f"the full disk was never hit: {statuses}"
+            assert max(statuses) == 503
+
+            filler.unlink()
+            page = client.get(f"/g/{CODE}")
+            assert page.status_code == 200 and moves_on_page(page.text) == acknowledged
+            assert client.post(f"/games/{game_id}/draw", headers=HX).status_code == 200
+            acknowledged += 1
+        finally:
+            store.close()
+        with sqlite3.connect(disk / "tripeaks.db") as db:
+            assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        reopened = SqlStore(url)
+        try:
+            stored = reopened.get(game_id)
+            assert stored is not None and stored.game.moves == acknowledged
+        finally:
+            reopened.close()
+
+
+# -- SQLite: a read-only file -----------------------------------------------------------------
+
+
+def test_sqlite_read_only_gives_try_again_and_recovers_without_a_restart() -> None:
+    """The server restarts on a database file that became read-only (a volume mounted read-only,
+    a deploy that changed its owner): the games still show, every write answers "try again",
+    and once the file is writable again the game goes on, without another restart."""
+    run_as: list[str] = []
+    root = Path(tempfile.mkdtemp(prefix="tripeaks-ro-", dir="/tmp"))
+    root.chmod(0o755)
+    data = root / "data"
+    data.mkdir()
+    if os.geteuid() == 0:  # root ignores file modes: the server runs as an unprivileged user
+        if shutil.which("setpriv") is None:
+            pytest.skip("setpriv is needed to run the server as another user")
+        user = pwd.getpwnam("nobody")
+        os.chown(data, user.pw_uid, user.pw_gid)
+        run_as = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"]
+    db = data / "tripeaks.db"
+    try:
+        with httpx.Client(timeout=10) as client:
+            with live_server(data, {"TRIPEAKS_RATE_LIMITS": "false"}, run_as=run_as) as server:
+                page = client.get(f"{server.url}/g/{CODE}")
+                game_id = game_id_of(page.text)
+                for _ in range(3):
+                    assert client.post(f"{server.url}/games/{game_id}/draw", headers=HX).status_code == 200
+                api = client.post(f"{server.url}/api/games", json={"code": CODE}).json()["id"]
+            for path in data.glob("tripeaks.db*"):
+                path.chmod(0o444)
+            with live_server(data, {"TRIPEAKS_RATE_LIMITS": "false"}, run_as=run_as) as server:
+                page = client.get(f"{server.url}/g/{CODE}")
+                assert page.status_code == 200 and moves_on_page(page.text) == 3  # reads still work
+                assert client.get(f"{server.url}/api/games/{api}").status_code == 200
+                assert_try_again(client.post(f"{server.url}/games/{game_id}/draw", headers=HX))
+                assert_try_again(client.post(f"{server.url}/games/{game_id}/draw"))
+                assert_try_again(client.post(f"{server.url}/new", data={"rules": "easy"}))
+                assert_try_again(client.post(f"{server.url}/api/games/{api}/draw"), api=True)
+                assert_try_again(client.post(f"{server.url}/api/games", json={}), api=True)
+                assert moves_on_page(client.get(f"{server.url}/g/{CODE}").text) == 3
+
+                for path in data.glob("tripeaks.db*"):
+                    path.chmod(0o644)
+                time.sleep(0.1)
+                response = client.post(f"{server.url}/games/{game_id}/draw", headers=HX)
+                assert response.status_code == 200, response.text[:300]
+                assert moves_on_page(client.get(f"{server.url}/g/{CODE}").text) == 4
+                assert client.post(f"{server.url}/api/games/{api}/draw").json()["moves"] == 1
+                assert "Traceback" not in server.output(), server.output()
+        with sqlite3.connect(db) as check:
+            assert check.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

@@ -1,0 +1,498 @@
+"""A catalogue of hostile inputs against every route of the app.
+
+Every route the app serves must have an entry in :data:`CATALOGUE` (a new route without one
+fails :func:`test_every_route_is_in_the_catalogue`). Each route gets, besides its own bad
+bodies: unknown, oversized and unicode-trick ids or codes, someone else's game, wrong
+methods, forged, truncated and garbage cookies, garbage ``Accept-Language`` and junk query
+strings. Every answer must be below 500, a refusal must be a 4xx that says something a
+person can read, and the player's games (their page game, their API game, their current
+game, their name) must be exactly as they were.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.routing import Mount
+
+from app.engine import CodeError, GameCode
+from app.store import MemoryStore
+from tests.security.conftest import CODE, HX, AppFactory, game_id_of
+
+Expect = Literal["4xx", "any"]
+"""``4xx``: the input must be refused; ``any``: it may be taken (as harmless), never a 5xx."""
+
+
+@dataclass(frozen=True)
+class Probe:
+    what: str
+    method: str
+    path: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    expect: Expect = "4xx"
+    as_victim: bool = True
+    """Sent with the victim's cookies (bad input of their own); else as a stranger."""
+
+
+@dataclass(frozen=True)
+class Ids:
+    page: str
+    """The victim's game on the game page (owned by them)."""
+    api: str
+    """A game the victim made through the JSON API (no owner; the id is the key)."""
+
+
+# -- hostile values ---------------------------------------------------------------------------
+
+BAD_IDS = [
+    "nope",
+    "a" * 23,
+    "a" * 65,
+    "a" * 4000,
+    "%00",
+    "%2E%2E%2F%2E%2E%2Fetc%2Fpasswd",
+    "..%2F..",
+    "%E2%80%AE" + "a" * 21,  # right-to-left override
+    "%EF%BD%81" * 22,  # fullwidth letters
+    "%F0%9F%83%8F",  # a playing-card emoji
+    "%FF%FE",  # not UTF-8
+    "'%20OR%201=1--",
+    "-1",
+    "1e400",
+    "null",
+    "%20",
+]
+
+BAD_CODES = [
+    "TP1",
+    "TP1-E-",
+    "TP1-X-AAAAAAB",
+    "TP1-E-AAAAAA!",
+    "\u0422\u04201-\u0415-AAAAAAB",  # Cyrillic look-alikes of T, P and E
+    "TP1-E-AAAAAAB%00",
+    "%E2%80%AETP1-E-AAAAAAB",
+    "TP1-E-" + "A" * 4000,
+    "TP1-E-%F0%9F%83%8F",
+    "%FF",
+    "TP1-E-ZZZZZZZ",
+    "TP1-E--1",
+    "TP2-E-AAAAAAB",
+    "9" * 400,
+    "%20",
+    "TP1-E-AAAAAAB%0D%0ASet-Cookie:%20x=1",
+]
+
+BAD_POSITIONS: list[tuple[str, Expect]] = [
+    ("-1", "4xx"),
+    ("28", "4xx"),
+    ("99999999999999999999999999999999", "4xx"),
+    ("abc", "4xx"),
+    ("", "4xx"),
+    ("3.5", "4xx"),
+    ("1e400", "4xx"),
+    ("NaN", "4xx"),
+    ("0x1", "4xx"),
+    ("3\x00", "4xx"),
+    ("٣", "any"),  # an Arabic-Indic digit three: refused, or taken as position 3
+    (" 3 ", "any"),
+]
+
+BAD_JSON_POSITIONS: list[Any] = [-1, 28, 10**30, "3", 3.5, True, None, [3], {"n": 3}, "٣", float("inf")]
+
+FORGED_COOKIES: list[tuple[str, str | bytes]] = [
+    ("forged signature", "tp_player=InBsYXllci0wMDAwMDAwMDAwMDAwMDAwIg.AAAAAAAAAAAAAAAAAAAAAAAAAAA"),
+    ("unsigned id", "tp_player=player-00000000000000000"),
+    ("long garbage", "tp_player=" + "x" * 4000),
+    ("quotes and escapes", 'tp_player="\\"\\\\\\x00"; tp_lang="he'),
+    ("latin-1 bytes", b"tp_player=\xff\xfe; tp_lang=\xe9"),
+    ("many cookies", "; ".join(f"c{i}=v" for i in range(300))),
+    ("language path", "tp_lang=../../../../etc/passwd; tp_error_help=\x01"),
+]
+
+GARBAGE_LANGUAGES: list[str | bytes] = [
+    "x" * 4000,
+    "he;q=nan, uk;q=inf, th;q=-1, *;q=1e400",
+    ";;;,,,q=,=;",
+    "\u202ehe",
+    b"\xff\xfe",
+    "en-US," * 500,
+    "iw-IL;q=0.9, zh-Hant-TW-x-private-this-is-long;q=0.8",
+]
+
+
+def raw(value: str | bytes) -> bytes:
+    """A header value as bytes on the wire (UTF-8 for text that is not ASCII)."""
+    return value if isinstance(value, bytes) else value.encode()
+
+
+def garbage_headers() -> Iterator[tuple[str, dict[str, Any]]]:
+    for what, cookie in FORGED_COOKIES:
+        yield f"cookie: {what}", {"headers": {"cookie": raw(cookie)}}
+    for language in GARBAGE_LANGUAGES:
+        yield f"accept-language {language[:20]!r}", {"headers": {"accept-language": raw(language)}}
+    yield "junk query", {"params": {"x" * 50: "y" * 2000, "position": "-1", "__proto__": "1"}}
+    yield "htmx and odd headers", {"headers": {**HX, "HX-Target": "<script>", "HX-Current-URL": "javascript:1"}}
+
+
+# -- the catalogue: what each route gets -------------------------------------------------------
+
+RouteProbes = Callable[[Ids], Iterator[Probe]]
+
+
+def code_probes(method: str, template: str, *, prefix: str = "") -> RouteProbes:
+    def probes(ids: Ids) -> Iterator[Probe]:
+        for code in BAD_CODES:
+            yield Probe(f"code {code[:30]!r}", method, template.replace("{code}", code), expect=expect_code(code))
+    return probes
+
+
+def expect_code(code: str) -> Expect:
+    from urllib.parse import unquote
+
+    try:
+        GameCode.parse(unquote(code))
+    except (CodeError, ValueError):
+        return "4xx"
+    return "any"
+
+
+def game_probes(method: str, template: str, *, api: bool) -> RouteProbes:
+    """Unknown and hostile ids; on the pages also the victim's game asked for by a stranger."""
+
+    def probes(ids: Ids) -> Iterator[Probe]:
+        for bad in BAD_IDS:
+            yield Probe(f"id {bad[:30]!r}", method, template.replace("{game_id}", bad))
+        if not api:
+            # Someone else's game, by its id: a stranger cannot see or change it.
+            yield Probe("someone else's game", method, template.replace("{game_id}", ids.page), as_victim=False)
+            # A game without an owner (made through the API) is not anyone's page game.
+            yield Probe("an API game on a page route", method, template.replace("{game_id}", ids.api))
+    return probes
+
+
+def form_position_probes(template: str) -> RouteProbes:
+    def probes(ids: Ids) -> Iterator[Probe]:
+        path = template.replace("{game_id}", ids.page)
+        for value, expect in BAD_POSITIONS:
+            yield Probe(f"position {value!r}", "POST", path, {"data": {"position": value}}, expect)
+        yield Probe("no position", "POST", path, {"data": {}})
+        yield Probe("position twice, one bad", "POST", path,
+                    {"content": b"position=-1&position=x", "headers": {"content-type": "application/x-www-form-urlencoded"}})
+        yield Probe("JSON instead of a form", "POST", path, {"json": {"position": 3}})
+        yield Probe("multipart without a boundary", "POST", path,
+                    {"content": b"garbage", "headers": {"content-type": "multipart/form-data"}})
+        yield Probe("body over the limit", "POST", path, {"data": {"position": "3" * 20_000}})
+    return probes
+
+
+def json_position_probes(template: str) -> RouteProbes:
+    def probes(ids: Ids) -> Iterator[Probe]:
+        path = template.replace("{game_id}", ids.api)
+        for value in BAD_JSON_POSITIONS:
+            body = json.dumps({"position": value}).encode()
+            yield Probe(f"position {value!r}", "POST", path, {"content": body, "headers": {"content-type": "application/json"}})
+        yield from json_body_probes(path, {"position": 3})
+    return probes
+
+
+def json_body_probes(path: str, good: dict[str, Any], *, method: str = "POST") -> Iterator[Probe]:
+    ctype = {"content-type": "application/json"}
+    yield Probe("missing body", method, path, {"headers": ctype}, expect="any" if path == "/api/games" else "4xx")
+    yield Probe("extra field", method, path, {"json": {**good, "admin": True}})
+    yield Probe("a list", method, path, {"json": [good]})
+    yield Probe("a string", method, path, {"json": "position"})
+    yield Probe("invalid JSON", method, path, {"content": b"{position: 3,}", "headers": ctype})
+    yield Probe("not UTF-8", method, path, {"content": b"\xff\xfe{}", "headers": ctype})
+    yield Probe("deeply nested", method, path, {"content": b"[" * 5000 + b"]" * 5000, "headers": ctype})
+    yield Probe("nested in a field", method, path,
+                {"content": b'{"position":' + b"[" * 3000 + b"]" * 3000 + b"}", "headers": ctype})
+    yield Probe("huge number", method, path, {"content": b'{"position": 1' + b"0" * 5000 + b"}", "headers": ctype})
+    yield Probe("form instead of JSON", method, path, {"data": {"position": "3"}})
+    yield Probe("text/plain", method, path, {"content": json.dumps(good).encode(), "headers": {"content-type": "text/plain"}})
+    yield Probe("body over the limit", method, path, {"json": {**good, "pad": "x" * 20_000}})
+
+
+def new_game_form_probes(ids: Ids) -> Iterator[Probe]:
+    for code in BAD_CODES:
+        from urllib.parse import unquote
+
+        text = unquote(code)
+        expect = expect_code(code) if text.strip() else "any"  # a blank code: a random deal
+        yield Probe(f"code {code[:30]!r}", "POST", "/new", {"data": {"code": text}}, expect=expect)
+    yield Probe("code over 500 characters", "POST", "/new", {"data": {"code": "A" * 501}})
+    yield Probe("unknown rules", "POST", "/new", {"data": {"rules": "hard"}})
+    yield Probe("rules as a number", "POST", "/new", {"data": {"rules": "1"}})
+    yield Probe("winnable_only not a bool", "POST", "/new", {"data": {"winnable_only": "perhaps"}})
+    yield Probe("not UTF-8", "POST", "/new", {"content": b"code=%FF%FE&rules=easy",
+                                             "headers": {"content-type": "application/x-www-form-urlencoded"}})
+    # A multipart body cut short reads as an empty form: a random deal, like no code at all.
+    yield Probe("multipart, cut short", "POST", "/new", {"content": b"--x\r\nbroken",
+                                                         "headers": {"content-type": "multipart/form-data; boundary=x"}},
+                "any")
+    yield Probe("body over the limit", "POST", "/new", {"data": {"code": "A" * 20_000}})
+
+
+def api_new_game_probes(ids: Ids) -> Iterator[Probe]:
+    for code in BAD_CODES:
+        from urllib.parse import unquote
+
+        yield Probe(f"code {code[:30]!r}", "POST", "/api/games", {"json": {"code": unquote(code)}}, expect=expect_code(code))
+    for body in ({"rules": "hard"}, {"rules": 1}, {"rules": None, "code": 5}, {"code": CODE, "rules": "easy"},
+                 {"code": "A" * 501}, {"code": ["TP1-E-AAAAAAB"]}):
+        yield Probe(f"body {str(body)[:40]}", "POST", "/api/games", {"json": body})
+    yield from json_body_probes("/api/games", {"rules": "easy"})
+
+
+def api_name_probes(ids: Ids) -> Iterator[Probe]:
+    for name in ("x" * 41, "a\x00b", "line\nbreak", "a\u2028b", "\ud800", "\u202eevil", "a\u2066b\u2069", "\U000f0000",
+                 5, ["a"], {"n": "a"}):
+        try:
+            body = json.dumps({"name": name}).encode()
+        except UnicodeEncodeError:  # pragma: no cover
+            continue
+        yield Probe(f"name {name!r}"[:50], "PUT", "/api/players/me/name",
+                    {"content": body, "headers": {"content-type": "application/json"}})
+    yield from json_body_probes("/api/players/me/name", {"name": "Dana"}, method="PUT")
+
+
+def page_name_probes(ids: Ids) -> Iterator[Probe]:
+    for name in ("x" * 41, "a\x00b", "line\nbreak", "\u202eevil", "x" * 600):
+        yield Probe(f"name {name[:20]!r}", "POST", "/players/me/name", {"data": {"name": name}})
+    # Bytes that are not UTF-8 are read as U+FFFD (Starlette's form parser): a strange name, no harm.
+    yield Probe("not UTF-8", "POST", "/players/me/name",
+                {"content": b"name=%ED%A0%80", "headers": {"content-type": "application/x-www-form-urlencoded"}}, "any")
+    yield Probe("body over the limit", "POST", "/players/me/name", {"data": {"name": "x" * 20_000}})
+
+
+def language_probes(ids: Ids) -> Iterator[Probe]:
+    for lang in ("../../etc/passwd", "x" * 17, "he\x00", "\u202ehe", ""):
+        expect: Expect = "4xx" if len(lang) > 16 else "any"  # an unknown language is ignored
+        yield Probe(f"lang {lang[:20]!r}", "POST", "/settings/language", {"data": {"lang": lang}}, expect)
+    yield Probe("open redirect by Referer", "POST", "/settings/language",
+                {"data": {"lang": "he"}, "headers": {"referer": "https://evil.example/phish"}}, "any")
+    yield Probe("Referer with CRLF", "POST", "/settings/language",
+                {"data": {"lang": "he"}, "headers": {"referer": "http://testserver/%0D%0ALocation:%20//evil"}}, "any")
+
+
+def plain(method: str, path: str, expect: Expect = "any") -> RouteProbes:
+    def probes(ids: Ids) -> Iterator[Probe]:
+        yield Probe("plain", method, path, expect=expect)
+    return probes
+
+
+def static_probes(ids: Ids) -> Iterator[Probe]:
+    for path in ("/static/../app/web/settings.py", "/static/%2e%2e/app/web/settings.py", "/static/..%2F..%2Fetc%2Fpasswd",
+                 "/static/vendor/%00", "/static/" + "a" * 4000, "/static/tripeaks.css%00.js"):
+        yield Probe(f"static {path[:40]!r}", "GET", path)
+    yield Probe("POST a static file", "POST", "/static/tripeaks.css")
+
+
+def both(*makers: RouteProbes) -> RouteProbes:
+    def probes(ids: Ids) -> Iterator[Probe]:
+        for make in makers:
+            yield from make(ids)
+    return probes
+
+
+def wrong_methods(method: str, template: str, allowed: set[str]) -> RouteProbes:
+    def probes(ids: Ids) -> Iterator[Probe]:
+        path = template.replace("{game_id}", "nope").replace("{code}", CODE)
+        for other in sorted({"GET", "POST", "PUT", "DELETE", "PATCH"} - allowed):
+            yield Probe(f"wrong method {other}", other, path, {"content": b"x"} if other != "GET" else {})
+    return probes
+
+
+CATALOGUE: dict[tuple[str, str], RouteProbes] = {
+    ("GET", "/"): plain("GET", "/"),
+    ("GET", "/daily"): plain("GET", "/daily"),
+    ("GET", "/g/{code}"): code_probes("GET", "/g/{code}"),
+    ("GET", "/new"): plain("GET", "/new"),
+    ("POST", "/new"): new_game_form_probes,
+    ("POST", "/settings/error-help"): plain("POST", "/settings/error-help"),
+    ("POST", "/games/{game_id}/remove"): both(game_probes("POST", "/games/{game_id}/remove", api=False),
+                                              form_position_probes("/games/{game_id}/remove")),
+    ("POST", "/games/{game_id}/draw"): game_probes("POST", "/games/{game_id}/draw", api=False),
+    ("POST", "/games/{game_id}/undo"): game_probes("POST", "/games/{game_id}/undo", api=False),
+    ("POST", "/games/{game_id}/restart"): game_probes("POST", "/games/{game_id}/restart", api=False),
+    ("POST", "/games/{game_id}/hint"): game_probes("POST", "/games/{game_id}/hint", api=False),
+    ("POST", "/api/games"): api_new_game_probes,
+    ("GET", "/api/games/{game_id}"): game_probes("GET", "/api/games/{game_id}", api=True),
+    ("POST", "/api/games/{game_id}/remove"): both(game_probes("POST", "/api/games/{game_id}/remove", api=True),
+                                                  json_position_probes("/api/games/{game_id}/remove")),
+    ("POST", "/api/games/{game_id}/draw"): game_probes("POST", "/api/games/{game_id}/draw", api=True),
+    ("POST", "/api/games/{game_id}/undo"): game_probes("POST", "/api/games/{game_id}/undo", api=True),
+    ("POST", "/api/games/{game_id}/hint"): game_probes("POST", "/api/games/{game_id}/hint", api=True),
+    ("GET", "/api/deals/{code}/record"): code_probes("GET", "/api/deals/{code}/record"),
+    ("GET", "/api/players/me/stats"): plain("GET", "/api/players/me/stats"),
+    ("PUT", "/api/players/me/name"): api_name_probes,
+    ("GET", "/stats"): plain("GET", "/stats"),
+    ("POST", "/players/me/name"): page_name_probes,
+    ("POST", "/settings/language"): language_probes,
+    ("GET", "/healthz"): plain("GET", "/healthz"),
+    ("GET", "/openapi.json"): plain("GET", "/openapi.json"),
+    ("GET", "/docs"): plain("GET", "/docs"),
+    ("GET", "/docs/oauth2-redirect"): plain("GET", "/docs/oauth2-redirect"),
+    ("GET", "/redoc"): plain("GET", "/redoc"),
+    ("*", "/static"): static_probes,
+}
+"""Every route: (method, path) → its own hostile inputs. Paths are the app's route templates."""
+
+
+def app_routes(app: Any) -> dict[tuple[str, str], set[str]]:
+    """(method, path) of every route the app serves, routers included (``*`` for a mount)."""
+    found: dict[tuple[str, str], set[str]] = {}
+
+    def walk(routes: list[Any], prefix: str) -> None:
+        for route in routes:
+            nested = getattr(route, "original_router", None)
+            if nested is not None:  # an included router (FastAPI keeps it as one route)
+                context = getattr(route, "include_context", None)
+                walk(nested.routes, prefix + (getattr(context, "prefix", "") or ""))
+            elif isinstance(route, Mount):
+                found[("*", prefix + route.path)] = {"GET"}
+            else:
+                methods = set(getattr(route, "methods", None) or {"GET"}) - {"HEAD"}
+                for method in methods:
+                    found[(method, prefix + route.path)] = methods
+
+    walk(list(app.routes), "")
+    return found
+
+
+# -- running the catalogue -------------------------------------------------------------------
+
+
+@dataclass
+class World:
+    victim: TestClient
+    stranger: TestClient
+    store: MemoryStore
+    ids: Ids
+    player: str
+
+    def snapshot(self) -> tuple[object, ...]:
+        page, api = self.store.get(self.ids.page), self.store.get(self.ids.api)
+        current = self.store.current(self.player)
+        return (
+            page and (page.version, page.game.to_dict()),
+            api and (api.version, api.game.to_dict()),
+            current and current.id,
+            self.store.display_name(self.player),
+        )
+
+
+@pytest.fixture
+def world(make_client: AppFactory) -> World:
+    store = MemoryStore()
+    victim = make_client(store, client_kwargs={"raise_server_exceptions": False})
+    page = victim.get(f"/g/{CODE}")
+    page_id = game_id_of(page.text)
+    for _ in range(3):
+        assert victim.post(f"/games/{page_id}/draw", headers=HX).status_code == 200
+    api = victim.post("/api/games", json={"code": CODE}).json()["id"]
+    assert victim.post(f"/api/games/{api}/draw").status_code == 200
+    stranger = TestClient(victim.app, raise_server_exceptions=False)
+    stranger.__enter__()
+    stored = store.get(page_id)
+    assert stored is not None and stored.owner is not None
+    return World(victim, stranger, store, Ids(page_id, api), stored.owner)
+
+
+def readable_message(response: Any) -> str:
+    """What the response says to a person (the JSON detail or message, or the page's words)."""
+    ctype = response.headers.get("content-type", "")
+    if "json" in ctype:
+        body = response.json()
+        if isinstance(body, dict):
+            detail = body.get("message") or body.get("detail")
+            return json.dumps(detail) if isinstance(detail, list) else str(detail or "")
+        return ""
+    text = response.text
+    main = re.search(r"<main.*?</main>", text, re.S)
+    words = re.sub(r"<[^>]+>", " ", main.group(0) if main else text)
+    return " ".join(html.unescape(words).split())
+
+
+def run_probe(world: World, probe: Probe) -> None:
+    client = world.victim if probe.as_victim else world.stranger
+    before = world.snapshot()
+    response = client.request(probe.method, probe.path, follow_redirects=False, **probe.kwargs)
+    label = f"{probe.method} {probe.path[:80]} [{probe.what}]"
+    assert response.status_code < 500, f"{label}: {response.status_code} {response.text[:300]}"
+    assert "Traceback" not in response.text and "Internal Server Error" not in response.text, label
+    if probe.expect == "4xx":
+        assert 400 <= response.status_code < 500, f"{label}: {response.status_code}, expected a refusal"
+        assert readable_message(response), f"{label}: a refusal that says nothing: {response.text[:300]}"
+    after = world.snapshot()
+    if probe.expect == "any" and probe.as_victim and response.status_code < 400:
+        # A request taken as valid may change what it is for (a valid code deals that game and
+        # makes it the current one; a name is a name), never the games themselves.
+        before, after = before[:2], after[:2]
+    assert after == before, f"{label} changed the player's games"
+
+
+def test_every_route_is_in_the_catalogue(make_client: AppFactory) -> None:
+    routes = app_routes(make_client().app)
+    assert len(routes) >= 20
+    missing = sorted(set(routes) - set(CATALOGUE))
+    assert not missing, f"routes without hostile-input coverage (add them to CATALOGUE): {missing}"
+
+
+def test_the_catalogue_against_every_route(world: World) -> None:
+    routes = app_routes(world.victim.app)
+    count = 0
+    for (method, path), allowed in sorted(routes.items()):
+        probes = CATALOGUE[(method, path)]
+        for probe in probes(world.ids):
+            run_probe(world, probe)
+            count += 1
+        if method != "*":
+            for probe in wrong_methods(method, path, allowed)(world.ids):
+                if (probe.method, path) not in routes:
+                    run_probe(world, probe)
+                    count += 1
+        # Garbage headers, forged cookies: a stranger with the victim's real ids.
+        concrete = path.replace("{game_id}", world.ids.page).replace("{code}", CODE)
+        if method == "*":
+            concrete, method = "/static/tripeaks.css", "GET"
+        if concrete.startswith("/api/games/"):
+            concrete = concrete.replace(world.ids.page, "nope")  # the API needs only the id
+        for what, kwargs in garbage_headers():
+            expect: Expect = "any"
+            if "/games/" in concrete and "/api/" not in concrete:
+                expect = "4xx"  # someone else's game: no cookie of theirs, no way in
+            run_probe(world, Probe(what, method, concrete, kwargs, expect, as_victim=False))
+            count += 1
+    assert count > 500
+
+
+def test_the_victims_games_still_play_after_the_catalogue(world: World) -> None:
+    """The probes did not break anything: the player goes on where they were."""
+    for (method, path), _ in app_routes(world.victim.app).items():
+        for probe in CATALOGUE[(method, path)](world.ids):
+            run_probe(world, probe)
+    response = world.victim.post(f"/games/{world.ids.page}/draw", headers=HX)
+    assert response.status_code == 200
+    assert re.search(r'id="moves"[^>]*>4<', response.text)
+    assert world.victim.post(f"/api/games/{world.ids.api}/draw").json()["moves"] == 2
+
+
+def test_the_language_form_never_sends_a_player_off_site(make_client: AppFactory) -> None:
+    """``POST /settings/language`` goes back to the page named by Referer: only ever on this site."""
+    client = make_client()
+    for referer in ("https://evil.example/phish", "//evil.example/x", "http://testserver.evil.example/",
+                    "http://testserver//evil.example/x", "javascript:alert(1)", "http://testserver/%0D%0ALocation:%20//evil",
+                    "http://testserver/\\evil.example", "http://[::1/"):
+        response = client.post("/settings/language", data={"lang": "he"}, headers={"referer": referer},
+                               follow_redirects=False)
+        location = response.headers["location"]
+        assert response.status_code == 303, referer
+        assert location.startswith("/") and not location.startswith(("//", "/\\")), (referer, location)
+        assert "\r" not in location and "\n" not in location
