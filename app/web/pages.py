@@ -13,11 +13,11 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Annotated, Any, Final, Literal
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.engine import CodeError, Game, GameCode, Refusal, RefusedAction, Rules, Status
-from app.i18n import current_locale
+from app.i18n import N_, current_locale
 from app.store import GameStore, StoredGame, VersionConflict
 from app.web.deps import PagesDep, PlayerDep, StoreDep, players_game
 from app.web.records import announcement, record_line
@@ -53,11 +53,13 @@ def game_context(
     turned: frozenset[int] = frozenset(),
     oob: bool = False,
     record: bool = True,
+    outlook: bool = True,
     hint: int | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
     """What ``game.html`` shows of a stored game. ``record=False`` skips the deal's record
-    line (a database query) for responses that do not swap it."""
+    line (a database query) for responses that do not swap it; ``outlook=False`` leaves
+    what the deal allowed (a solver search, once the game has ended) to its own request."""
     game = stored.game
     words = current_locale()  # the request's language: card names and "hidden card" in it
     context: dict[str, Any] = {
@@ -81,7 +83,7 @@ def game_context(
         "announcement": announcement(store, stored),
         "record_line": record_line(store.deal_record(game.code), player) if record else "",
         # Once a game ends, what the deal allowed (the solver's answer, kept per deal).
-        "outlook": deal_outlook(game.code) if game.status is not Status.PLAYING else None,
+        "outlook": deal_outlook(game.code) if outlook and game.status is not Status.PLAYING else None,
     }
     context.update(extra)
     return context
@@ -266,7 +268,8 @@ def act(
         GAME_PAGE,
         (*ACTION_BLOCKS, "record") if ended else ACTION_BLOCKS,
         game_context(
-            request, pages, store, player, stored, event=event, turned=turned, oob=True, record=ended
+            request, pages, store, player, stored,
+            event=event, turned=turned, oob=True, record=ended, outlook=False,
         ),
     )
 
@@ -365,3 +368,15 @@ def give_hint(
         ("table", "hints", "status"),
         game_context(request, pages, store, player, stored, event=event, oob=True, hint=marked, record=False),
     )
+
+
+@router.get("/games/{game_id}/outlook", name="outlook")
+def outlook(
+    request: Request, game_id: str, store: StoreDep, pages: PagesDep, player: PlayerDep
+) -> Response:
+    """What the deal allowed (could it be won, its best score), shown once the game has ended."""
+    stored = players_game(store, game_id, player)
+    if stored.game.status is Status.PLAYING:
+        raise HTTPException(409, N_("The game is not over yet."))
+    context = game_context(request, pages, store, player, stored, record=False)
+    return pages.blocks(GAME_PAGE, ["outlook"], context)

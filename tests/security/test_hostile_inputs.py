@@ -322,6 +322,7 @@ CATALOGUE: dict[tuple[str, str], RouteProbes] = {
     ("POST", "/games/{game_id}/undo"): game_probes("POST", "/games/{game_id}/undo", api=False),
     ("POST", "/games/{game_id}/restart"): game_probes("POST", "/games/{game_id}/restart", api=False),
     ("POST", "/games/{game_id}/hint"): game_probes("POST", "/games/{game_id}/hint", api=False),
+    ("GET", "/games/{game_id}/outlook"): game_probes("GET", "/games/{game_id}/outlook", api=False),
     ("POST", "/api/games"): api_new_game_probes,
     ("GET", "/api/games/{game_id}"): game_probes("GET", "/api/games/{game_id}", api=True),
     ("POST", "/api/games/{game_id}/remove"): both(game_probes("POST", "/api/games/{game_id}/remove", api=True),

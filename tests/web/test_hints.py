@@ -108,3 +108,17 @@ def test_hint_after_a_win_is_refused(client: TestClient) -> None:
             client.post(f"/games/{game_id}/remove", data={"position": action}, headers=HX)
     response = client.post(f"/games/{game_id}/hint", headers=HX)
     assert response.status_code == 409 and text_of(response.text, "status") == "The game is over"
+
+
+def test_ending_a_game_leaves_the_outlook_to_its_own_request(client: TestClient) -> None:
+    code = blocked_by_drawing()
+    game_id = game_id_of(client.get(f"/g/{code.text()}").text)
+    assert client.get(f"/games/{game_id}/outlook").status_code == 409  # not over yet
+    for _ in range(23):
+        response = client.post(f"/games/{game_id}/draw", headers=HX)
+    assert f'hx-get="/games/{game_id}/outlook" hx-trigger="load"' in response.text
+    outlook = client.get(f"/games/{game_id}/outlook", headers=HX)
+    assert outlook.status_code == 200 and outlook.text.lstrip().startswith('<p id="outlook"')
+    expected = "This deal could be won" if solve(Game(code)).winnable else "No one could win this deal."
+    assert expected in outlook.text
+    assert "hx-trigger" not in outlook.text
