@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -92,6 +93,11 @@ SQLITE_BUSY_TIMEOUT_S: Final = 10.0
 """How long a SQLite writer waits for another process's write lock before giving up."""
 SQLITE_SYNCHRONOUS: Final = ("FULL", "EXTRA", "NORMAL", "OFF")
 SQLITE_READERS_KEPT: Final = 16
+SQLITE_CHECKPOINT_EVERY_S: Final = 1.0
+SQLITE_BACKSTOP_CHECKPOINT_PAGES: Final = 20_000
+"""About 80 MB of log: reached only if the checkpoint thread falls far behind."""
+
+log = logging.getLogger("tripeaks.store")
 CLEANUP_BATCH: Final = 200
 GAMES_SEEN: Final = 4096
 """How many decoded games a store keeps by id and version, to skip replaying a game's line."""
@@ -211,6 +217,26 @@ class SqlStore(GameStore):
             if unavailable(error):
                 raise StoreUnavailable(f"cannot open the database: {error}") from error
             raise
+        self._stop = threading.Event()
+        self._checkpointer: threading.Thread | None = None
+        if self.dialect == "sqlite":
+            self._checkpointer = threading.Thread(
+                target=self._checkpoint_loop, name="tripeaks-sqlite-checkpoint", daemon=True
+            )
+            self._checkpointer.start()
+
+    def _checkpoint_loop(self) -> None:
+        """Copy the write-ahead log into the database file every second, off the request path.
+
+        A PASSIVE checkpoint never blocks readers or writers; what it cannot copy now is
+        copied next time.
+        """
+        while not self._stop.wait(SQLITE_CHECKPOINT_EVERY_S):
+            try:
+                with self._engine.connect() as conn:
+                    conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+            except (SQLAlchemyError, sqlite3.Error) as error:  # read-only, disk full: try later
+                log.debug("checkpoint skipped: %s", error)
 
     # -- engine, transactions -------------------------------------------------------------
 
@@ -238,6 +264,10 @@ class SqlStore(GameStore):
             cursor = dbapi_connection.cursor()
             cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
             cursor.execute(f"PRAGMA synchronous={self.synchronous}")
+            # Checkpoints run in a thread of their own (see _checkpoint_loop), not in the
+            # commit that happens to cross SQLite's threshold: that commit would wait for the
+            # database file's sync. A large threshold stays as a backstop.
+            cursor.execute(f"PRAGMA wal_autocheckpoint={SQLITE_BACKSTOP_CHECKPOINT_PAGES}")
             # WAL is a property of the file, set once. Switching to it needs the database to
             # itself, and SQLite reports "locked" at once rather than wait: retry a while.
             deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_S
@@ -261,6 +291,9 @@ class SqlStore(GameStore):
         return engine
 
     def close(self) -> None:
+        self._stop.set()
+        if self._checkpointer is not None:
+            self._checkpointer.join(timeout=5)
         with self._commit_lock:
             self._drop_writer()
         with self._readers_lock:
