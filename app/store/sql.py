@@ -23,6 +23,7 @@ writers.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import logging
@@ -231,11 +232,14 @@ class SqlStore(GameStore):
         A PASSIVE checkpoint never blocks readers or writers; what it cannot copy now is
         copied next time.
         """
+        path = str(self.url.database)
         while not self._stop.wait(SQLITE_CHECKPOINT_EVERY_S):
+            # A connection of its own each time, never one from the pool: one opened while
+            # the file was read-only would stay read-only, and a writer might get it.
             try:
-                with self._engine.connect() as conn:
-                    conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
-            except (SQLAlchemyError, sqlite3.Error) as error:  # read-only, disk full: try later
+                with contextlib.closing(sqlite3.connect(path, timeout=1)) as db:
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error as error:  # read-only, disk full: try again later
                 log.debug("checkpoint skipped: %s", error)
 
     # -- engine, transactions -------------------------------------------------------------

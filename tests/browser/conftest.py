@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
+
+from tests.servers import live_server as serve
 
 CHROMIUM = os.environ.get("TRIPEAKS_CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,44 +20,15 @@ PHONE = {"width": 390, "height": 844}
 pytestmark = pytest.mark.browser
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The game served by uvicorn in a subprocess, on its default store in a temporary folder."""
     data = tmp_path_factory.mktemp("data")
-    port = free_port()
-    env = {
-        **os.environ,
-        "TRIPEAKS_DATA_DIR": str(data),
-        "TRIPEAKS_SECRET_KEY": "browser-tests-secret-key-0123456789",
-        "TRIPEAKS_DATABASE_URL": os.environ.get("TRIPEAKS_TEST_DATABASE_URL", f"sqlite:///{data}/tripeaks.db"),
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.web.main:create_app", "--factory", "--port", str(port), "--log-level", "warning"],
-        cwd=ROOT,
-        env=env,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            if httpx.get(url + "/healthz").status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError("the server did not start")
-        time.sleep(0.1)
-    yield url
-    process.terminate()
-    process.wait(10)
+    env = {}
+    if "TRIPEAKS_TEST_DATABASE_URL" in os.environ:
+        env["TRIPEAKS_DATABASE_URL"] = os.environ["TRIPEAKS_TEST_DATABASE_URL"]
+    with serve(data, env) as server:
+        yield server.url
 
 
 @pytest.fixture(scope="session")

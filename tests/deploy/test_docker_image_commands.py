@@ -11,14 +11,14 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
+
+from tests.servers import start_server
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = (ROOT / "Dockerfile").read_text(encoding="utf-8")
@@ -46,12 +46,6 @@ def test_dockerfile_follows_the_rules() -> None:
     assert "HEALTHCHECK" in dict(steps)
     compose = (ROOT / "compose.yaml").read_text(encoding="utf-8")
     assert "tripeaks-data:/data" in compose and "8000:8000" in compose
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.mark.slow
@@ -84,21 +78,13 @@ def test_image_install_start_and_healthcheck_work_in_a_clean_virtualenv(tmp_path
     data.mkdir()
     env["TRIPEAKS_DATA_DIR"] = str(data)
     env["TRIPEAKS_DATABASE_URL"] = env["TRIPEAKS_DATABASE_URL"].replace("/data/", f"{data}/")
-    port = free_port()
     cmd = json.loads(dict(steps)["CMD"])
-    cmd = [c.replace("0.0.0.0", "127.0.0.1").replace("8000", str(port)) for c in cmd]
-    server = subprocess.Popen(cmd, cwd=tmp_path, env=env)  # not from the source tree
+    cmd = [c.replace("0.0.0.0", "127.0.0.1").replace("8000", "{port}") for c in cmd]
+    # Run from outside the source tree, on the clean virtualenv's PATH.
+    server = start_server(data, env, command=cmd, cwd=tmp_path)
+    port = server.url.rsplit(":", 1)[1]
     try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(url + "/healthz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert server.poll() is None and time.monotonic() < deadline, "the image's CMD did not start"
-            time.sleep(0.2)
+        url = server.url
         page = httpx.get(url + "/", follow_redirects=True)
         assert page.status_code == 200 and 'id="table"' in page.text
         assert httpx.get(url + page.text.split('rel="stylesheet" href="')[1].split('"')[0]).status_code == 200
@@ -109,5 +95,4 @@ def test_image_install_start_and_healthcheck_work_in_a_clean_virtualenv(tmp_path
         if "sqlite" in env["TRIPEAKS_DATABASE_URL"] and "memory" not in env["TRIPEAKS_DATABASE_URL"]:
             assert any(data.iterdir()), "nothing was written to the data volume"
     finally:
-        server.terminate()
-        server.wait(10)
+        server.stop()

@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import secrets
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import httpx
-
 from app.engine import DRAW, Game, GameCode, Rules, Status
+from tests.servers import LiveServer, free_port  # noqa: F401
+from tests.servers import start_server as start_live_server
 from tests.support import winning_line
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,72 +76,15 @@ def line_of(game: Game) -> tuple[int, ...]:
 # -- a real server ------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@dataclass
-class Server:
-    process: subprocess.Popen[bytes]
-    url: str
-    log: Path
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown, no flush, nothing."""
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:  # pragma: no cover
-                self.kill()
+Server = LiveServer
 
 
 def start_server(database_url: str, data_dir: Path, *, port: int | None = None) -> Server:
-    port = port or free_port()
-    env = {
-        **os.environ,
-        "TRIPEAKS_DATABASE_URL": database_url,
-        "TRIPEAKS_SECRET_KEY": SECRET,
-        "TRIPEAKS_DATA_DIR": str(data_dir),
-        "PYTHONUNBUFFERED": "1",
-    }
-    log = data_dir / f"server-{port}-{secrets.token_hex(3)}.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [
-                sys.executable, "-m", "uvicorn", "app.web.main:create_app", "--factory",
-                "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    server = Server(process, f"http://127.0.0.1:{port}", log)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"server exited: {log.read_text(errors='replace')[-3000:]}")
-        try:
-            if httpx.get(server.url + "/healthz", timeout=1).status_code == 200:
-                return server
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    server.stop()
-    raise AssertionError(f"server did not start: {log.read_text(errors='replace')[-3000:]}")
+    return start_live_server(data_dir, {"TRIPEAKS_DATABASE_URL": database_url}, port=port)
 
 
 @contextmanager
-def running_server(
-    database_url: str, data_dir: Path, *, port: int | None = None
-) -> Iterator[Server]:
+def running_server(database_url: str, data_dir: Path, *, port: int | None = None) -> Iterator[Server]:
     server = start_server(database_url, data_dir, port=port)
     try:
         yield server
