@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.web.asgi import send_json_error
 
 
 class BodyTooLarge(Exception):
@@ -54,15 +54,4 @@ class BodySizeLimitMiddleware:
                 await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:
-        body = json.dumps({"detail": f"Request body too large (at most {self.max_bytes} bytes)"})
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body.encode()})
+        await send_json_error(send, 413, f"Request body too large (at most {self.max_bytes} bytes)")

@@ -11,12 +11,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Final
 from urllib.parse import urlsplit
 
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.web.asgi import send_json_error
 
 CSP: Final = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -76,17 +77,6 @@ class SecurityMiddleware:
             await send(message)
 
         if scope["method"] not in SAFE_METHODS and is_cross_site(scope):
-            body = json.dumps({"detail": "Refused: this request came from another site."}).encode()
-            await send_with_headers(
-                {
-                    "type": "http.response.start",
-                    "status": 403,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"content-length", str(len(body)).encode()),
-                    ],
-                }
-            )
-            await send_with_headers({"type": "http.response.body", "body": body})
+            await send_json_error(send_with_headers, 403, "Refused: this request came from another site.")
             return
         await self.app(scope, receive, send_with_headers)
