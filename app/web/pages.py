@@ -1,8 +1,9 @@
 """The game page and the htmx actions on it.
 
 Every GET renders a whole page. Every action is a POST: an htmx request gets
-the blocks it swaps (the table, and out of band the score bar, the controls,
-the status line and the board in words); a plain form post (no JavaScript) is
+the blocks it swaps (the table, and out of band the score, the move counter, the
+undo button, the status line, the board in words, and the deal's record when a
+game ends); a plain form post (no JavaScript) is
 answered with a redirect to the page, so every state has a URL that renders
 in full: ``/g/<code>`` shows the player's own game of that deal.
 """

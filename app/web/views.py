@@ -41,7 +41,6 @@ class Event:
 @dataclass(frozen=True, slots=True)
 class Slot:
     position: int
-    row: int
     card: Card | None
     """The card, only when face up."""
     face_up: bool
@@ -53,14 +52,13 @@ class Slot:
 
 def slots(game: Game, *, turned: frozenset[int] = frozenset(), hint: int | None = None) -> list[Slot]:
     out = []
-    for row_index, row in enumerate(ROWS):
+    for row in ROWS:
         for p in row:
             removed = game.is_removed(p)
             face_up = not removed and game.is_exposed(p)
             out.append(
                 Slot(
                     position=p,
-                    row=row_index,
                     card=game.card_at(p) if face_up else None,
                     face_up=face_up,
                     removed=removed,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -265,3 +266,23 @@ def test_many_threads_many_games(database_url: str) -> None:
             assert got is not None and got.version == 16 and got.game.moves == 15
     finally:
         store.close()
+
+
+def test_sqlite_checkpoints_run_in_the_background_and_stop_with_the_store(tmp_path: Path) -> None:
+    """The write-ahead log is copied into the database file by a thread of the store's own,
+    not by whichever commit crosses SQLite's threshold (which is set far above this test)."""
+    path = tmp_path / "games.db"
+    store = SqlStore(f"sqlite:///{path}")
+    try:
+        before = path.stat().st_size
+        for number in range(200):
+            store.create(Game(GameCode.parse("TP1-E-AAAAAAB")), f"player-{number:04d}-xxxxxxxx")
+        wal = path.with_name(path.name + "-wal")
+        assert wal.stat().st_size > 0
+        deadline = time.monotonic() + 5
+        while path.stat().st_size <= before and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert path.stat().st_size > before, "no checkpoint copied the log into the database file"
+    finally:
+        store.close()
+    assert store._checkpointer is not None and not store._checkpointer.is_alive()
