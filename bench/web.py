@@ -5,14 +5,17 @@ each with its own cookie, playing real games through the htmx routes (remove, dr
 undo, new game when a game ends). Prints:
 
 * closed-loop throughput (every player sends its next request as soon as the last
-  one is answered) for the move request and for ``/healthz`` in the same run, and
-  their ratio (the figure that counts on a noisy machine);
+  one is answered) for the move request and for ``/healthz`` in the same run, their
+  ratio (the figure that counts on a noisy machine), and the server's CPU time per
+  request of each (from /proc);
 * latency p50/p99 of the move request at N players who think between moves
-  (``--think`` ms, as people do), and of ``/healthz`` under the same load;
+  (``--think`` ms, as people do; they arrive at random moments), and of ``/healthz``
+  under the same load;
+* each phase runs ``--rounds`` times, alternating, and the medians are reported;
 * bytes: the full page, the board fragment of a move, everything the first page
   load downloads, raw and gzipped.
 
-    .venv/bin/python bench/web.py [--players 50] [--seconds 10] [--think 250]
+    .venv/bin/python bench/web.py [--players 50] [--seconds 5] [--rounds 3] [--think 250]
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import os
 import random
 import re
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -185,6 +189,8 @@ async def run(players: list[Player], what: str, seconds: float, think_ms: float)
     latencies: list[float] = []
 
     async def loop(player: Player) -> None:
+        if think_ms:  # players arrive at random moments, not all in the same millisecond
+            await asyncio.sleep(player.random.uniform(0, 1.5) * think_ms / 1000)
         while time.perf_counter() < deadline:
             elapsed, _ = await (player.move() if what == "move" else player.trivial())
             latencies.append(elapsed)
@@ -193,6 +199,12 @@ async def run(players: list[Player], what: str, seconds: float, think_ms: float)
 
     await asyncio.gather(*(loop(p) for p in players))
     return latencies
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) the process has used so far, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -230,16 +242,29 @@ async def main_async(args: argparse.Namespace) -> None:
             print(f"server: uvicorn, 1 worker, store {url_db.split(':')[0]}; {args.players} players; "
                   f"load average before {os.getloadavg()[0]:.2f}; "
                   f"{os.cpu_count()} cores shared with the load generator")
-            results = {}
-            for what in ("move", "trivial"):
-                lat = await run(players, what, args.seconds, 0)
-                results[what] = len(lat) / args.seconds
-                print(f"closed loop {what:8s}: {results[what]:8.0f} req/s  p50 {pct(lat, .5):6.1f} ms  p99 {pct(lat, .99):6.1f} ms")
-            print(f"move / trivial throughput ratio: {results['move'] / results['trivial']:.2f}")
-            for what in ("move", "trivial"):
-                lat = await run(players, what, args.seconds, args.think)
-                print(f"{args.players} players thinking ~{args.think:.0f} ms, {what:8s}: {len(lat) / args.seconds:6.0f} req/s  "
-                      f"p50 {pct(lat, .5):6.1f} ms  p99 {pct(lat, .99):6.1f} ms")
+            ratios, cpu_ratios, p99s = [], [], {"move": [], "trivial": []}
+            for round_ in range(1, args.rounds + 1):
+                results, cpu = {}, {}
+                for what in ("move", "trivial"):
+                    used = cpu_seconds(process.pid)
+                    lat = await run(players, what, args.seconds, 0)
+                    results[what] = len(lat) / args.seconds
+                    cpu[what] = (cpu_seconds(process.pid) - used) / len(lat) * 1e6
+                    print(f"round {round_} closed loop {what:8s}: {results[what]:6.0f} req/s  "
+                          f"p50 {pct(lat, .5):6.1f} ms  p99 {pct(lat, .99):6.1f} ms  server CPU {cpu[what]:5.0f} µs/request")
+                ratios.append(results["move"] / results["trivial"])
+                cpu_ratios.append(cpu["trivial"] / cpu["move"])
+            for round_ in range(1, args.rounds + 1):
+                for what in ("move", "trivial"):
+                    lat = await run(players, what, args.seconds, args.think)
+                    p99s[what].append(pct(lat, .99))
+                    print(f"round {round_} {args.players} players thinking ~{args.think:.0f} ms, {what:8s}: "
+                          f"{len(lat) / args.seconds:6.0f} req/s  p50 {pct(lat, .5):6.1f} ms  p99 {pct(lat, .99):6.1f} ms")
+            print(f"move / trivial throughput ratio, median of {args.rounds} rounds: {statistics.median(ratios):.2f} "
+                  f"(rounds: {', '.join(f'{r:.2f}' for r in ratios)}; server CPU per request, trivial / move: "
+                  f"{statistics.median(cpu_ratios):.2f})")
+            print(f"p99 at {args.players} thinking players, median of {args.rounds} rounds: move "
+                  f"{statistics.median(p99s['move']):.1f} ms, trivial {statistics.median(p99s['trivial']):.1f} ms")
             print(f"full page {sizes['page']} B ({sizes['page_gzip']} B gzipped); board fragment "
                   f"{sizes['fragment']} B ({sizes['fragment_gzip']} B gzipped)")
             print(f"first load: {sizes['files']} files, {sizes['first_load']} B raw, {sizes['first_load_gzip']} B gzipped")
@@ -253,7 +278,8 @@ async def main_async(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=50)
-    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--seconds", type=float, default=5, help="length of each phase")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of each phase (medians are reported)")
     parser.add_argument("--think", type=float, default=250, help="mean think time between moves, ms")
     parser.add_argument("--database-url", default="", help="the server's store (default: SQLite in a temporary folder, as shipped; memory:// for the engine alone)")
     asyncio.run(main_async(parser.parse_args()))

@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
+from anyio import to_thread
+
 from app.engine import Game, GameCode, Rules
 
 T = TypeVar("T")
@@ -53,14 +55,29 @@ class StoredGame:
     version: int
 
 
+def owns(stored: StoredGame, owned_by: str | None) -> bool:
+    """Whether ``stored`` passes an ``owned_by`` check (``None``: no check)."""
+    return owned_by is None or stored.owner == owned_by
+
+
 DEFAULT_MAX_GAMES_PER_PLAYER: Final = 200
 
 
 class GameStore(abc.ABC):
-    """Games by id, and each player's current game. Thread-safe; every method is blocking."""
+    """Games by id, and each player's current game. Thread-safe; every method is blocking.
+
+    The ``a``-prefixed methods (:meth:`aget`, :meth:`asave`, :meth:`aupdate`, :meth:`aread`)
+    are the same for a caller on an event loop: by default they run the blocking method
+    in a worker thread; a store whose reads are quick local calls (:attr:`local_reads`)
+    reads on the loop, and a store may wait for its writes without holding a thread.
+    """
 
     max_games_per_player: int = DEFAULT_MAX_GAMES_PER_PLAYER
     """How many games one player keeps at most (0: no bound); see :meth:`create`."""
+
+    local_reads: bool = False
+    """Whether a read is a quick local call (memory, an SQLite file) that may be made on an
+    event loop; not for a database server, whose reads wait on the network."""
 
     @abc.abstractmethod
     def create(self, game: Game, owner: str | None) -> StoredGame:
@@ -95,18 +112,21 @@ class GameStore(abc.ABC):
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""
 
-    def update(self, game_id: str, change: Callable[[Game], T]) -> tuple[StoredGame, T] | None:
+    def update(
+        self, game_id: str, change: Callable[[Game], T], *, owned_by: str | None = None
+    ) -> tuple[StoredGame, T] | None:
         """Apply ``change`` to the latest state and save it, as one step (``None``: no such game).
 
         ``change`` gets a copy of the game to change in place; what it returns is
         returned with the saved game. If it raises (say :class:`~app.engine.RefusedAction`),
         nothing is saved and the exception propagates. Unlike :meth:`save`, this never
         raises :class:`VersionConflict`: a racing request is applied on top of the other
-        (the SQL store locks the game's row for it; this default retries).
+        (the SQL store locks the game's row for it; this default retries). With
+        ``owned_by``, a game of anyone else is as good as none.
         """
         while True:
             stored = self.get(game_id)
-            if stored is None:
+            if stored is None or not owns(stored, owned_by):
                 return None
             game = stored.game.copy()
             value = change(game)
@@ -114,6 +134,28 @@ class GameStore(abc.ABC):
                 return self.save(stored, game), value
             except VersionConflict:
                 continue
+
+    # -- the same, for callers on an event loop -------------------------------------------
+
+    async def aread(self, read: Callable[[], T]) -> T:
+        """``read()`` (a function that reads this store), on the loop when reads are local."""
+        if self.local_reads:
+            return read()
+        return await to_thread.run_sync(read)
+
+    async def aget(self, game_id: str) -> StoredGame | None:
+        """:meth:`get`, for a caller on an event loop."""
+        return await self.aread(lambda: self.get(game_id))
+
+    async def asave(self, stored: StoredGame, game: Game) -> StoredGame:
+        """:meth:`save`, for a caller on an event loop."""
+        return await to_thread.run_sync(self.save, stored, game)
+
+    async def aupdate(
+        self, game_id: str, change: Callable[[Game], T], *, owned_by: str | None = None
+    ) -> tuple[StoredGame, T] | None:
+        """:meth:`update`, for a caller on an event loop."""
+        return await to_thread.run_sync(lambda: self.update(game_id, change, owned_by=owned_by))
 
     # -- results, records, players (issue 4) -------------------------------------------------
 

@@ -27,6 +27,7 @@ from app.store.base import (
     game_outcome,
     improves,
     new_game_id,
+    owns,
     streaks,
 )
 from app.store.deals import DealRow, epoch_to_datetime, merge, to_record
@@ -57,6 +58,8 @@ class _Result:
 
 
 class MemoryStore(GameStore):
+    local_reads = True  # nothing here waits on I/O: an event loop may call it directly
+
     def __init__(
         self,
         *,
@@ -118,14 +121,24 @@ class MemoryStore(GameStore):
                 self._record(stored.id, row, game)
         return StoredGame(stored.id, stored.owner, game.copy(), stored.version + 1)
 
-    def update(self, game_id: str, change: Callable[[Game], T]) -> tuple[StoredGame, T] | None:
+    def update(
+        self, game_id: str, change: Callable[[Game], T], *, owned_by: str | None = None
+    ) -> tuple[StoredGame, T] | None:
         with self._lock:  # reentrant: get and save take it again
             stored = self.get(game_id)
-            if stored is None:
+            if stored is None or not owns(stored, owned_by):
                 return None
             game = stored.game.copy()
             value = change(game)
             return self.save(stored, game), value
+
+    async def asave(self, stored: StoredGame, game: Game) -> StoredGame:
+        return self.save(stored, game)
+
+    async def aupdate(
+        self, game_id: str, change: Callable[[Game], T], *, owned_by: str | None = None
+    ) -> tuple[StoredGame, T] | None:
+        return self.update(game_id, change, owned_by=owned_by)
 
     def current(self, owner: str) -> StoredGame | None:
         with self._lock:

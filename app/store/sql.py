@@ -23,6 +23,7 @@ writers.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as dt
 import json
@@ -76,6 +77,7 @@ from app.store.base import (
     game_outcome,
     improves,
     new_game_id,
+    owns,
     streaks,
 )
 from app.store.deals import (
@@ -100,6 +102,8 @@ SQLITE_BACKSTOP_CHECKPOINT_PAGES: Final = 20_000
 
 log = logging.getLogger("tripeaks.store")
 CLEANUP_BATCH: Final = 200
+GAME_TOUCH_EVERY_S: Final = 600.0
+"""A save moves a game's ``updated`` time only when it is older than this."""
 GAMES_SEEN: Final = 4096
 """How many decoded games a store keeps by id and version, to skip replaying a game's line."""
 
@@ -143,15 +147,40 @@ def sqlite_read_only(error: BaseException) -> bool:
 
 
 class _Pending:
-    """One write waiting for a group commit."""
+    """One write waiting for a group commit; ``future`` is set when a coroutine awaits it."""
 
-    __slots__ = ("done", "error", "job", "value")
+    __slots__ = ("done", "error", "future", "job", "value")
 
-    def __init__(self, job: Callable[[Connection], Any]) -> None:
+    def __init__(
+        self, job: Callable[[Connection], Any], future: asyncio.Future[Any] | None = None
+    ) -> None:
         self.job = job
+        self.future = future
         self.done = False
         self.value: Any = None
         self.error: BaseException | None = None
+
+
+def _settle(batch: Sequence[_Pending]) -> None:
+    """Wake the coroutines that await writes of a committed (or failed) batch, on their loops."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[_Pending]] = {}
+    for pending in batch:
+        if pending.future is not None:
+            by_loop.setdefault(pending.future.get_loop(), []).append(pending)
+    for loop, waiting in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits any more
+            loop.call_soon_threadsafe(_resolve, waiting)
+
+
+def _resolve(waiting: list[_Pending]) -> None:
+    for pending in waiting:
+        future = pending.future
+        if future is None or future.done():  # the request was cancelled; its write stands
+            continue
+        if pending.error is not None:
+            future.set_exception(pending.error)
+        else:
+            future.set_result(pending.value)
 
 
 class _Raised:
@@ -197,6 +226,7 @@ class SqlStore(GameStore):
         )
         self._games_seen: OrderedDict[str, tuple[int, Game]] = OrderedDict()
         self._games_seen_lock = threading.Lock()
+        self._sqlite_sql: dict[Any, str] = {}
         self._queue: list[_Pending] = []
         self._queue_lock = threading.Lock()
         self._commit_lock = threading.Lock()
@@ -220,11 +250,19 @@ class SqlStore(GameStore):
             raise
         self._stop = threading.Event()
         self._checkpointer: threading.Thread | None = None
+        self._writes_waiting = threading.Event()
+        self._next_tail_checkpoint = time.monotonic() + SQLITE_CHECKPOINT_EVERY_S
+        self._committer: threading.Thread | None = None
+        self.local_reads = self.dialect == "sqlite"
         if self.dialect == "sqlite":
             self._checkpointer = threading.Thread(
                 target=self._checkpoint_loop, name="tripeaks-sqlite-checkpoint", daemon=True
             )
             self._checkpointer.start()
+            self._committer = threading.Thread(
+                target=self._commit_loop, name="tripeaks-sqlite-commit", daemon=True
+            )
+            self._committer.start()
 
     def _checkpoint_loop(self) -> None:
         """Copy the write-ahead log into the database file every second, off the request path.
@@ -296,8 +334,10 @@ class SqlStore(GameStore):
 
     def close(self) -> None:
         self._stop.set()
-        if self._checkpointer is not None:
-            self._checkpointer.join(timeout=5)
+        self._writes_waiting.set()
+        for thread in (self._checkpointer, self._committer):
+            if thread is not None:
+                thread.join(timeout=5)
         with self._commit_lock:
             self._drop_writer()
         with self._readers_lock:
@@ -353,14 +393,34 @@ class SqlStore(GameStore):
                         return job(conn)
                 return cast(T, self._group_commit(job))
             except (SQLAlchemyError, sqlite3.Error) as error:
-                if not unavailable(error):
-                    raise
-                if self.dialect == "sqlite":
-                    self._reopen_sqlite()
-                    if not retried and sqlite_read_only(error):
-                        retried = True
-                        continue
-                raise StoreUnavailable(str(error)) from error
+                self._write_failed(error, retried)
+                retried = True
+
+    async def _awrite(self, job: Callable[[Connection], T]) -> T:
+        """:meth:`_write` on SQLite for a coroutine: the commit thread makes it, no thread waits."""
+        retried = False
+        while True:
+            if self._stop.is_set():
+                raise StoreUnavailable("the store is closed")
+            future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+            with self._queue_lock:
+                self._queue.append(_Pending(job, future))
+            self._writes_waiting.set()
+            try:
+                return await future
+            except (SQLAlchemyError, sqlite3.Error) as error:
+                self._write_failed(error, retried)
+                retried = True
+
+    def _write_failed(self, error: SQLAlchemyError | sqlite3.Error, retried: bool) -> None:
+        """After a failed write: return to try it once more, or raise what the caller should."""
+        if not unavailable(error):
+            raise error
+        if self.dialect == "sqlite":
+            self._reopen_sqlite()
+            if not retried and sqlite_read_only(error):
+                return
+        raise StoreUnavailable(str(error)) from error
 
     def _reopen_sqlite(self) -> None:
         """After a failed write, close every connection so that the next ones open the file afresh.
@@ -383,12 +443,52 @@ class SqlStore(GameStore):
             self._queue.append(pending)
         with self._commit_lock:
             if not pending.done:
-                with self._queue_lock:
-                    batch, self._queue = self._queue, []
-                self._run_batch(batch)
+                self._commit_queued()
         if pending.error is not None:
             raise pending.error
         return pending.value
+
+    def _commit_queued(self) -> None:
+        """Make every queued write in one batch. The caller holds the commit lock."""
+        with self._queue_lock:
+            batch, self._queue = self._queue, []
+        if batch:
+            self._run_batch(batch)
+            if time.monotonic() >= self._next_tail_checkpoint:
+                self._checkpoint_tail()
+
+    def _checkpoint_tail(self) -> None:
+        """Copy the rest of the log into the database file, between two batches.
+
+        The checkpoint thread copies the bulk of the log while writes go on, but under steady
+        writing it never quite catches up, and SQLite starts the log over from its beginning
+        only after a checkpoint that copied all of it: the log would grow and grow, and every
+        commit would extend the file (a slower sync). Here, between batches (the caller holds
+        the commit lock: no write of this process is under way), the little that is left is
+        copied, so the next transaction starts the log over.
+        """
+        self._next_tail_checkpoint = time.monotonic() + SQLITE_CHECKPOINT_EVERY_S
+        writer = self._writer
+        if writer is None or self.dialect != "sqlite":
+            return
+        try:
+            writer.connection.driver_connection.execute("PRAGMA wal_checkpoint(PASSIVE)")  # type: ignore[union-attr]
+        except sqlite3.Error as error:  # busy, read-only: the next one will do
+            log.debug("checkpoint skipped: %s", error)
+
+    def _commit_loop(self) -> None:
+        """The writes that coroutines await (:meth:`_awrite`), group-committed by this thread.
+
+        A thread that writes for itself (:meth:`_group_commit`) makes whatever is queued
+        too, so the two kinds of writers share batches and the one connection.
+        """
+        while True:
+            self._writes_waiting.wait()
+            self._writes_waiting.clear()
+            with self._commit_lock:
+                self._commit_queued()
+                if self._stop.is_set():
+                    return
 
     def _run_batch(self, batch: Sequence[_Pending]) -> None:
         """Make a batch of writes in one transaction (one sync to disk).
@@ -410,7 +510,7 @@ class SqlStore(GameStore):
                             pending.error = conflict
                 return
             except Exception as error:
-                database_down = isinstance(error, SQLAlchemyError) and unavailable(error)
+                database_down = isinstance(error, (SQLAlchemyError, sqlite3.Error)) and unavailable(error)
                 if len(batch) == 1 or database_down:
                     raise
             for pending in batch:
@@ -427,6 +527,7 @@ class SqlStore(GameStore):
         finally:
             for pending in batch:
                 pending.done = True
+            _settle(batch)
 
     def _drop_writer(self) -> None:
         writer, self._writer = self._writer, None
@@ -447,14 +548,31 @@ class SqlStore(GameStore):
     # -- games ----------------------------------------------------------------------------
 
     def _stored(self, row: Any) -> StoredGame:
+        """The stored game of a row of (id, owner, state, version)."""
+        game_id, owner, state, version = row
         with self._games_seen_lock:
-            seen = self._games_seen.get(row.id)
-        if seen is not None and seen[0] == row.version:
+            seen = self._games_seen.get(game_id)
+        if seen is not None and seen[0] == version:
             game = seen[1].copy()
         else:
-            game = Game.from_dict(json.loads(row.state))
-            self._remember(row.id, row.version, game)
-        return StoredGame(row.id, row.owner, game, row.version)
+            game = Game.from_dict(json.loads(state))
+            self._remember(game_id, version, game)
+        return StoredGame(game_id, owner, game, version)
+
+    def _execute(self, conn: Connection, statement: Any, params: dict[str, Any]) -> Any:
+        """Run one of the statements of every move; what it returns has ``fetchone`` and ``rowcount``.
+
+        On SQLite it goes straight to the driver, compiled once: SQLAlchemy's own execute
+        costs several times the query itself (about 60 µs against 10 µs for a game's row).
+        """
+        if self.dialect != "sqlite":
+            return conn.execute(statement, params)
+        sql = self._sqlite_sql.get(statement)
+        if sql is None:
+            sql = self._sqlite_sql[statement] = str(
+                statement.compile(dialect=sqlite_dialect.dialect(paramstyle="named"))
+            )
+        return conn.connection.driver_connection.execute(sql, params)  # type: ignore[union-attr]
 
     @staticmethod
     def _columns(game: Game) -> dict[str, Any]:
@@ -522,7 +640,7 @@ class SqlStore(GameStore):
     _GET_FOR_UPDATE = _GET.with_for_update()
 
     def get(self, game_id: str) -> StoredGame | None:
-        row = self._read(lambda conn: conn.execute(self._GET, {"b_id": game_id}).first())
+        row = self._read(lambda conn: self._execute(conn, self._GET, {"b_id": game_id}).fetchone())
         return self._stored(row) if row is not None else None
 
     _SAVE = (
@@ -535,34 +653,73 @@ class SqlStore(GameStore):
             moves=bindparam("b_moves"),
             score=bindparam("b_score"),
             cards_left=bindparam("b_cards_left"),
-            updated=bindparam("b_updated"),
+            # When it was last played, to within GAME_TOUCH_EVERY_S (idle cleanup counts in
+            # days): most saves then leave the (updated) index alone, a page less to write.
+            updated=case(
+                (games.c.updated < bindparam("b_touch_before"), bindparam("b_updated")),
+                else_=games.c.updated,
+            ),
         )
     )
 
+    def _touch(self) -> dict[str, float]:
+        now = self._clock()
+        return {"b_updated": now, "b_touch_before": now - GAME_TOUCH_EVERY_S}
+
     def save(self, stored: StoredGame, game: Game) -> StoredGame:
+        self._write(self._save_job(stored, game))
+        return self._saved(stored, game)
+
+    async def asave(self, stored: StoredGame, game: Game) -> StoredGame:
+        if self.dialect != "sqlite":
+            return await super().asave(stored, game)
+        await self._awrite(self._save_job(stored, game))
+        return self._saved(stored, game)
+
+    def _save_job(self, stored: StoredGame, game: Game) -> Callable[[Connection], None]:
         values = {"b_" + key: value for key, value in self._columns(game).items()}
         values.update(b_id=stored.id, b_version=stored.version, b_new_version=stored.version + 1)
         status = game.status
 
         def job(conn: Connection) -> None:
-            values["b_updated"] = self._clock()
-            if conn.execute(self._SAVE, values).rowcount != 1:
+            values.update(self._touch())
+            if self._execute(conn, self._SAVE, values).rowcount != 1:
                 raise VersionConflict(stored.id)
             if status is not Status.PLAYING:
                 self._record(conn, stored.id, game)
 
-        self._write(job)
+        return job
+
+    def _saved(self, stored: StoredGame, game: Game) -> StoredGame:
         self._remember(stored.id, stored.version + 1, game)
         return StoredGame(stored.id, stored.owner, game.copy(), stored.version + 1)
 
-    def update(self, game_id: str, change: Callable[[Game], T]) -> tuple[StoredGame, T] | None:
+    def update(
+        self, game_id: str, change: Callable[[Game], T], *, owned_by: str | None = None
+    ) -> tuple[StoredGame, T] | None:
         """Read, change and save the game in one transaction, its row locked: no conflicts."""
+        return self._updated(game_id, self._write(self._update_job(game_id, change, owned_by)))
 
+    async def aupdate(
+        self, game_id: str, change: Callable[[Game], T], *, owned_by: str | None = None
+    ) -> tuple[StoredGame, T] | None:
+        """On SQLite the whole step (read, change, write) is made by the commit thread, on the
+        writing connection: the event loop makes no database call at all."""
+        if self.dialect != "sqlite":
+            return await super().aupdate(game_id, change, owned_by=owned_by)
+        out = await self._awrite(self._update_job(game_id, change, owned_by))
+        return self._updated(game_id, out)
+
+    def _update_job(
+        self, game_id: str, change: Callable[[Game], T], owned_by: str | None
+    ) -> Callable[[Connection], tuple[StoredGame, Game, T] | _Raised | None]:
         def job(conn: Connection) -> tuple[StoredGame, Game, T] | _Raised | None:
-            row = conn.execute(self._GET_FOR_UPDATE, {"b_id": game_id}).first()
+            row = self._execute(conn, self._GET_FOR_UPDATE, {"b_id": game_id}).fetchone()
             if row is None:
                 return None
             stored = self._stored(row)
+            if not owns(stored, owned_by):
+                return None
             game = stored.game.copy()
             try:
                 value = change(game)
@@ -573,15 +730,19 @@ class SqlStore(GameStore):
                 b_id=game_id,
                 b_version=stored.version,
                 b_new_version=stored.version + 1,
-                b_updated=self._clock(),
+                **self._touch(),
             )
-            if conn.execute(self._SAVE, values).rowcount != 1:  # pragma: no cover - row locked
+            if self._execute(conn, self._SAVE, values).rowcount != 1:  # pragma: no cover - row locked
                 raise VersionConflict(game_id)
             if game.status is not Status.PLAYING:
                 self._record(conn, game_id, game)
             return stored, game, value
 
-        out = self._write(job)
+        return job
+
+    def _updated(
+        self, game_id: str, out: tuple[StoredGame, Game, T] | _Raised | None
+    ) -> tuple[StoredGame, T] | None:
         if out is None:
             return None
         if isinstance(out, _Raised):

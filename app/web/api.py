@@ -99,8 +99,8 @@ def game_state(stored: StoredGame) -> GameState:
     )
 
 
-def api_game(store: GameStore, game_id: str) -> StoredGame:
-    stored = store.get(game_id) if len(game_id) <= 64 else None
+async def api_game(store: GameStore, game_id: str) -> StoredGame:
+    stored = await store.aget(game_id) if len(game_id) <= 64 else None
     if stored is None:
         raise HTTPException(404, "No such game")
     return stored
@@ -112,7 +112,9 @@ REFUSAL_RESPONSES: dict[int | str, dict[str, object]] = {
 }
 
 
-def apply(store: GameStore, game_id: str, action: Callable[[Game], object]) -> GameState | JSONResponse:
+async def apply(
+    store: GameStore, game_id: str, action: Callable[[Game], object]
+) -> GameState | JSONResponse:
     """Apply one action to the latest state of the game, as one locked step in the store.
 
     Two clients acting on one game at once are applied one after the other, never lost.
@@ -120,7 +122,7 @@ def apply(store: GameStore, game_id: str, action: Callable[[Game], object]) -> G
     if len(game_id) > 64:
         raise HTTPException(404, "No such game")
     try:
-        updated = store.update(game_id, action)
+        updated = await store.aupdate(game_id, action)
     except RefusedAction as refused:
         # The message is in the language the client's Accept-Language asks for.
         message = current_locale().refusal_message(refused.refusal)
@@ -146,23 +148,23 @@ def create_game(store: StoreDep, body: Annotated[NewGame | None, Body()] = None)
 
 
 @router.get("/games/{game_id}", response_model=GameState, responses={404: {"model": Problem}})
-def get_game(game_id: str, store: StoreDep) -> GameState:
-    return game_state(api_game(store, game_id))
+async def get_game(game_id: str, store: StoreDep) -> GameState:
+    return game_state(await api_game(store, game_id))
 
 
 @router.post("/games/{game_id}/remove", response_model=GameState, responses=REFUSAL_RESPONSES)
-def remove(game_id: str, body: RemoveBody, store: StoreDep) -> GameState | JSONResponse:
+async def remove(game_id: str, body: RemoveBody, store: StoreDep) -> GameState | JSONResponse:
     """Move the exposed card at ``position`` onto the waste."""
-    return apply(store, game_id, lambda game: game.remove(body.position))
+    return await apply(store, game_id, lambda game: game.remove(body.position))
 
 
 @router.post("/games/{game_id}/draw", response_model=GameState, responses=REFUSAL_RESPONSES)
-def draw(game_id: str, store: StoreDep) -> GameState | JSONResponse:
+async def draw(game_id: str, store: StoreDep) -> GameState | JSONResponse:
     """Turn the top stock card onto the waste."""
-    return apply(store, game_id, lambda game: game.draw())
+    return await apply(store, game_id, lambda game: game.draw())
 
 
 @router.post("/games/{game_id}/undo", response_model=GameState, responses=REFUSAL_RESPONSES)
-def undo(game_id: str, store: StoreDep) -> GameState | JSONResponse:
+async def undo(game_id: str, store: StoreDep) -> GameState | JSONResponse:
     """Take back the latest removal or draw."""
-    return apply(store, game_id, lambda game: game.undo())
+    return await apply(store, game_id, lambda game: game.undo())

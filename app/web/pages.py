@@ -14,17 +14,27 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Annotated, Any, Final, Literal
 
+from anyio import to_thread
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.engine import CodeError, Game, GameCode, Refusal, RefusedAction, Rules, Status
 from app.i18n import N_, current_locale
 from app.store import GameStore, StoredGame, VersionConflict
-from app.web.deps import PagesDep, PlayerDep, StoreDep, players_game
+from app.web.deps import (
+    GameNotFound,
+    PagesDep,
+    PlayerDep,
+    PlayersGameDep,
+    PlayersMove,
+    PlayersMoveDep,
+    StoreDep,
+    load_players_game,
+)
 from app.web.records import announcement, record_line
 from app.web.render import Pages, is_htmx
 from app.web.solving import deal_outlook, hint_for, winnable_code
-from app.web.views import Event, Happened, slots, turned_by_removal
+from app.web.views import Event, Happened, turned_by_removal
 
 router = APIRouter()
 
@@ -62,16 +72,12 @@ def game_context(
     line (a database query) for responses that do not swap it; ``outlook=False`` leaves
     what the deal allowed (a solver search, once the game has ended) to its own request."""
     game = stored.game
-    words = current_locale()  # the request's language: card names and "hidden card" in it
     context: dict[str, Any] = {
         "request": request,
         "game_id": stored.id,
         "game": game,
         "status": game.status.value,
-        "slot_html": [
-            pages.slot_html(slot, words.card_words(slot.card) if slot.card else "", words.hidden_card)
-            for slot in slots(game, turned=turned, hint=hint)
-        ],
+        "tableau": pages.tableau(game, turned=turned, hint=hint),
         "event": event,
         "error_help": error_help_on(request),
         "share_url": share_url(request, game),
@@ -228,61 +234,68 @@ def toggle_error_help(request: Request, pages: PagesDep) -> Response:
 # -- actions -------------------------------------------------------------------------------
 
 
-def act(
+async def agame_context(
+    request: Request, pages: Pages, store: GameStore, player: str, stored: StoredGame, **options: Any
+) -> dict[str, Any]:
+    """:func:`game_context` for a coroutine: made on the event loop unless it would wait there
+    (reading a database server for the deal's record or the game's result, or searching what
+    an ended deal allowed), then in a worker thread."""
+    ended = stored.game.status is not Status.PLAYING
+    reads = options.get("record", True) or ended
+    searches = options.get("outlook", True) and ended
+    if searches or (reads and not store.local_reads):
+        return await to_thread.run_sync(
+            lambda: game_context(request, pages, store, player, stored, **options)
+        )
+    return game_context(request, pages, store, player, stored, **options)
+
+
+async def act(
     request: Request,
-    store: GameStore,
     pages: Pages,
-    player: str,
-    game_id: str,
+    move: PlayersMove,
     action: Callable[[Game], tuple[Event, frozenset[int]]],
 ) -> Response:
-    """Load the player's game, apply one action, save it, answer with the swapped blocks."""
-    stored = players_game(store, game_id, player)
-    game = stored.game.copy()
+    """Apply one action to the player's game, save it, answer with the swapped blocks.
+
+    A coroutine: the store applies the action to the latest state and saves it as one step
+    (:meth:`GameStore.aupdate`; on SQLite its commit thread does, group-committing), and
+    the answer is rendered on the event loop. Two requests at once (a second tab, a
+    double click) are applied one after the other, each answered with its own result.
+    """
+    store, player = move.store, move.player
     try:
-        event, turned = action(game)
+        updated = await store.aupdate(move.game_id, action, owned_by=player)
     except RefusedAction as refused:
+        stored = (await load_players_game(move)).stored
         event = Event(Happened.REFUSED, refusal=refused.refusal)
         if not is_htmx(request):
-            return pages.page(
-                GAME_PAGE, game_context(request, pages, store, player, stored, event=event), status_code=409
-            )
-        return pages.blocks(
-            GAME_PAGE,
-            ["status"],
-            game_context(request, pages, store, player, stored, event=event, oob=True, record=False),
-            status_code=409,
+            context = await agame_context(request, pages, store, player, stored, event=event)
+            return pages.page(GAME_PAGE, context, status_code=409)
+        context = await agame_context(
+            request, pages, store, player, stored, event=event, oob=True, record=False
         )
-    try:
-        stored = store.save(stored, game)
-    except VersionConflict:
-        # Another request (a second tab, a double click) saved first: show its result.
-        fresh = store.get(game_id)
-        if fresh is None:  # pragma: no cover - games are not deleted while played
-            raise
-        stored, event, turned = fresh, None, frozenset()  # type: ignore[assignment]
+        return pages.blocks(GAME_PAGE, ["status"], context, status_code=409)
+    if updated is None:
+        raise GameNotFound()
+    stored, (event, turned) = updated
     if not is_htmx(request):
         return RedirectResponse(page_url(stored.game), status_code=303)
-    # The deal's record changes only when a game ends (or is undone from blocked).
-    ended = stored.game.status is not Status.PLAYING or event is None
-    return pages.blocks(
-        GAME_PAGE,
-        (*ACTION_BLOCKS, "record") if ended else ACTION_BLOCKS,
-        game_context(
-            request, pages, store, player, stored,
-            event=event, turned=turned, oob=True, record=ended, outlook=False,
-        ),
+    # The deal's record changes only when a game ends.
+    ended = stored.game.status is not Status.PLAYING
+    context = await agame_context(
+        request, pages, store, player, stored,
+        event=event, turned=turned, oob=True, record=ended, outlook=False,
     )
+    return pages.blocks(GAME_PAGE, (*ACTION_BLOCKS, "record") if ended else ACTION_BLOCKS, context)
 
 
 @router.post("/games/{game_id}/remove", name="remove")
-def remove(
+async def remove(
     request: Request,
-    game_id: str,
     position: Annotated[int, Form(ge=0, le=27, description="A tableau position, 0 to 27")],
-    store: StoreDep,
     pages: PagesDep,
-    player: PlayerDep,
+    move: PlayersMoveDep,
 ) -> Response:
     def do(game: Game) -> tuple[Event, frozenset[int]]:
         before = sum(game.peaks_cleared)
@@ -291,48 +304,40 @@ def remove(
         event = Event(Happened.REMOVED, card=card, peak_cleared=sum(game.peaks_cleared) > before)
         return event, turned_by_removal(game, position)
 
-    return act(request, store, pages, player, game_id, do)
+    return await act(request, pages, move, do)
 
 
 @router.post("/games/{game_id}/draw", name="draw")
-def draw(
-    request: Request, game_id: str, store: StoreDep, pages: PagesDep, player: PlayerDep
-) -> Response:
+async def draw(request: Request, pages: PagesDep, move: PlayersMoveDep) -> Response:
     def do(game: Game) -> tuple[Event, frozenset[int]]:
         game.draw()
         return Event(Happened.DREW, card=game.waste), frozenset()
 
-    return act(request, store, pages, player, game_id, do)
+    return await act(request, pages, move, do)
 
 
 @router.post("/games/{game_id}/undo", name="undo")
-def undo(
-    request: Request, game_id: str, store: StoreDep, pages: PagesDep, player: PlayerDep
-) -> Response:
+async def undo(request: Request, pages: PagesDep, move: PlayersMoveDep) -> Response:
     def do(game: Game) -> tuple[Event, frozenset[int]]:
         card = game.waste
         game.undo()
         return Event(Happened.UNDID, card=card), frozenset()
 
-    return act(request, store, pages, player, game_id, do)
+    return await act(request, pages, move, do)
 
 
 @router.post("/games/{game_id}/restart", name="restart")
-def restart(
-    request: Request, game_id: str, store: StoreDep, pages: PagesDep, player: PlayerDep
-) -> Response:
+def restart(request: Request, pages: PagesDep, players_game: PlayersGameDep) -> Response:
     """Deal the same code again from the start (a new game; the old one is kept)."""
-    stored = players_game(store, game_id, player)
+    stored, store, player = players_game.stored, players_game.store, players_game.player
     fresh = store.create(Game(stored.game.code), player)
     return show_new_game(request, pages, store, player, fresh)
 
 
 @router.post("/games/{game_id}/hint", name="hint")
-def give_hint(
-    request: Request, game_id: str, store: StoreDep, pages: PagesDep, player: PlayerDep
-) -> Response:
+def give_hint(request: Request, pages: PagesDep, players_game: PlayersGameDep) -> Response:
     """Mark one move on a winning line, or say how far back a win still was. Hints are counted."""
-    stored = players_game(store, game_id, player)
+    stored, store, player = players_game.stored, players_game.store, players_game.player
     game = stored.game.copy()
     if game.is_over:
         event = Event(Happened.REFUSED, refusal=Refusal.GAME_OVER)
@@ -355,7 +360,7 @@ def give_hint(
     try:
         stored = store.save(stored, game)
     except VersionConflict:
-        fresh = store.get(game_id)
+        fresh = store.get(stored.id)
         if fresh is None:  # pragma: no cover - games are not deleted while played
             raise
         stored, event = fresh, None  # type: ignore[assignment]
@@ -372,11 +377,9 @@ def give_hint(
 
 
 @router.get("/games/{game_id}/outlook", name="outlook")
-def outlook(
-    request: Request, game_id: str, store: StoreDep, pages: PagesDep, player: PlayerDep
-) -> Response:
+def outlook(request: Request, pages: PagesDep, players_game: PlayersGameDep) -> Response:
     """What the deal allowed (could it be won, its best score), shown once the game has ended."""
-    stored = players_game(store, game_id, player)
+    stored, store, player = players_game.stored, players_game.store, players_game.player
     if stored.game.status is Status.PLAYING:
         raise HTTPException(409, N_("The game is not over yet."))
     context = game_context(request, pages, store, player, stored, record=False)

@@ -1,8 +1,8 @@
 """Templates: one page template per screen, with named blocks that htmx swaps.
 
 A plain request gets the whole page; an htmx request (``HX-Request: true``)
-gets only the blocks it swaps, rendered from the same template with
-``jinja2-fragments``. Every response says ``Vary: HX-Request``.
+gets only the blocks it swaps, rendered from the same template (one context
+for all of them). Every response says ``Vary: HX-Request``.
 
 Every render speaks the request's language: :meth:`Pages.page` and
 :meth:`Pages.blocks` add the current locale's ``template_context`` (newstyle
@@ -15,19 +15,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Final
 
 import jinja2
-from jinja2_fragments import render_blocks
 from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
-from app.engine import Card
-from app.i18n import LANGUAGE_NAMES, LANGUAGES, current_locale
+from app.engine import Card, Game
+from app.engine.layout import exposed_mask
+from app.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, current_locale
+from app.web.views import TABLEAU_ORDER, Slot
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 TEMPLATES_DIR: Final = ROOT / "templates"
@@ -49,6 +50,10 @@ def vendored(package: str) -> dict[str, str]:
     )
     entry = manifest[package]
     return {"url": f"/static/vendor/{entry['file']}", "integrity": entry["integrity"]}
+
+
+_PAGE_HEADERS: Final = {"Vary": "HX-Request", "Cache-Control": "no-store"}
+"""Every page and fragment: its content depends on ``HX-Request``, and is never cached."""
 
 
 def make_environment() -> jinja2.Environment:
@@ -75,19 +80,22 @@ def localized(context: Mapping[str, Any]) -> dict[str, Any]:
     return {**current_locale().template_context, **context}
 
 
-def _memoized_macro(env: jinja2.Environment, template: str, name: str) -> Callable[..., Markup]:
-    """A template macro whose output is kept per distinct arguments (all hashable).
+def _memoized_slot(env: jinja2.Environment) -> Callable[..., str]:
+    """One tableau position's HTML from ``_slot.html``, kept per distinct shape and language.
 
-    The table repeats the same 28 slot shapes over and over; each is rendered once
-    (per language) from its template and then reused.
+    The table repeats the same few shapes of each position over and over (removed, face
+    down, face up, just turned, hinted); each is rendered once per language, then reused.
     """
-    macro = getattr(env.get_template(template).module, name)
+    macro = env.get_template("_slot.html").module.slot_html  # type: ignore[attr-defined]
 
     @lru_cache(maxsize=8192)
-    def cached(*args: Hashable) -> Markup:
-        return Markup(macro(*args).strip())
+    def slot(
+        position: int, card: Card | None, removed: bool, turned: bool, hinted: bool, words: Locale
+    ) -> str:
+        view = Slot(position, card, card is not None, removed, turned, hinted)
+        return str(macro(view, words.card_words(card) if card else "", words.hidden_card)).strip()
 
-    return cached
+    return slot
 
 
 def is_htmx(request: Request) -> bool:
@@ -99,8 +107,41 @@ class Pages:
 
     def __init__(self, env: jinja2.Environment) -> None:
         self.env = env
-        self.slot_html = _memoized_macro(env, "_slot.html", "slot_html")
-        """``slot_html(slot, card_name, hidden_label)``: one tableau position's HTML."""
+        self._slot = _memoized_slot(env)
+
+    def load_all(self) -> None:
+        """Compile every template now rather than on its first request."""
+        for name in self.env.list_templates(extensions=["html"]):
+            self.env.get_template(name)
+
+    def tableau(
+        self, game: Game, *, turned: frozenset[int] = frozenset(), hint: int | None = None
+    ) -> Markup:
+        """The 28 tableau positions in layout order, in the current language.
+
+        A face-down card is rendered without its card: nothing here reveals it. ``turned``
+        are the positions the last action turned face up; ``hint`` is a position to mark.
+        """
+        words = current_locale()
+        removed = game.removed_mask
+        exposed = exposed_mask(removed)
+        cards = game.deal.tableau
+        slot = self._slot
+        return Markup(
+            "\n".join(
+                [
+                    slot(
+                        p,
+                        cards[p] if exposed >> p & 1 else None,
+                        bool(removed >> p & 1),
+                        p in turned,
+                        p == hint,
+                        words,
+                    )
+                    for p in TABLEAU_ORDER
+                ]
+            )
+        )
 
     def page(
         self,
@@ -122,12 +163,16 @@ class Pages:
         status_code: int = 200,
         headers: Mapping[str, str] | None = None,
     ) -> HTMLResponse:
-        html = render_blocks(self.env, name, list(block_names), localized(context))
+        template = self.env.get_template(name)
+        shared = template.new_context(localized(context))
+        try:
+            html = "".join([self.env.concat(template.blocks[block](shared)) for block in block_names])
+        except Exception:
+            self.env.handle_exception()
         return self._response(html, status_code, headers)
 
     @staticmethod
     def _response(html: str, status_code: int, headers: Mapping[str, str] | None) -> HTMLResponse:
-        response = HTMLResponse(html, status_code=status_code, headers=headers)
-        response.headers["Vary"] = "HX-Request"
-        response.headers["Cache-Control"] = "no-store"
-        return response
+        return HTMLResponse(
+            html, status_code=status_code, headers={**(headers or {}), **_PAGE_HEADERS}
+        )

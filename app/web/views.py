@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Final
 
 from app.engine import Card, Game, Refusal
 from app.engine.layout import COVERS, ROWS
@@ -50,23 +51,8 @@ class Slot:
     hinted: bool
 
 
-def slots(game: Game, *, turned: frozenset[int] = frozenset(), hint: int | None = None) -> list[Slot]:
-    out = []
-    for row in ROWS:
-        for p in row:
-            removed = game.is_removed(p)
-            face_up = not removed and game.is_exposed(p)
-            out.append(
-                Slot(
-                    position=p,
-                    card=game.card_at(p) if face_up else None,
-                    face_up=face_up,
-                    removed=removed,
-                    turned=p in turned,
-                    hinted=p == hint,
-                )
-            )
-    return out
+TABLEAU_ORDER: Final = tuple(p for row in ROWS for p in row)
+"""The tableau's positions in the order the page lays them out: row by row, top row first."""
 
 
 def turned_by_removal(game: Game, position: int) -> frozenset[int]:

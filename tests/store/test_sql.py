@@ -208,6 +208,7 @@ def test_group_commit_isolates_each_write(tmp_path: Path) -> None:
                     b_version=stored.version,  # type: ignore[attr-defined]
                     b_new_version=stored.version + 1,  # type: ignore[attr-defined]
                     b_updated=1.0,
+                    b_touch_before=0.0,
                 )
                 if conn.execute(store._SAVE, values).rowcount != 1:
                     raise VersionConflict("x")
