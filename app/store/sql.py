@@ -13,9 +13,12 @@ Concurrency: :meth:`save` is ``UPDATE … WHERE id = ? AND version = ?``, so of 
 saves of one version exactly one wins and the other raises
 :class:`VersionConflict`. On SQLite the writes of one process are made one at a
 time and *group-committed*: the writes that queue up while a commit is being
-synced to disk are made together in the next transaction (each in its own
-savepoint, so one failing write does not undo the others) and synced once.
-Every caller still returns only after the commit that holds its write. Several
+synced to disk are made together in the next transaction and synced once (a
+write that fails is made again on its own, so it does not undo the others).
+Every caller still returns only after the commit that holds its write. The
+writes that coroutines await (:meth:`SqlStore.asave`, :meth:`SqlStore.aupdate`)
+are made by the store's commit thread, which wakes them on their event loop;
+a thread that writes for itself makes what is queued too. Several
 processes on one SQLite file take turns (``BEGIN IMMEDIATE`` and a busy
 timeout); for several machines, use PostgreSQL, where row locks order the
 writers.
@@ -224,7 +227,7 @@ class SqlStore(GameStore):
             if self.dialect == "postgresql"
             else self._engine
         )
-        self._games_seen: OrderedDict[str, tuple[int, Game]] = OrderedDict()
+        self._games_seen: OrderedDict[str, StoredGame] = OrderedDict()
         self._games_seen_lock = threading.Lock()
         self._sqlite_sql: dict[Any, str] = {}
         self._queue: list[_Pending] = []
@@ -537,11 +540,14 @@ class SqlStore(GameStore):
             except SQLAlchemyError:  # pragma: no cover - the connection is gone anyway
                 writer.invalidate()
 
-    def _remember(self, game_id: str, version: int, game: Game) -> None:
+    def _remember(self, stored: StoredGame) -> None:
         """Keep the latest decoded game by id (a version's state never changes: reuse it)."""
+        kept = StoredGame(stored.id, stored.owner, stored.game.copy(), stored.version)
         with self._games_seen_lock:
-            self._games_seen[game_id] = (version, game.copy())
-            self._games_seen.move_to_end(game_id)
+            seen = self._games_seen.get(stored.id)
+            if seen is None or seen.version < stored.version:  # a slow reader's older one: no
+                self._games_seen[stored.id] = kept
+            self._games_seen.move_to_end(stored.id)
             if len(self._games_seen) > GAMES_SEEN:
                 self._games_seen.popitem(last=False)
 
@@ -552,12 +558,11 @@ class SqlStore(GameStore):
         game_id, owner, state, version = row
         with self._games_seen_lock:
             seen = self._games_seen.get(game_id)
-        if seen is not None and seen[0] == version:
-            game = seen[1].copy()
-        else:
-            game = Game.from_dict(json.loads(state))
-            self._remember(game_id, version, game)
-        return StoredGame(game_id, owner, game, version)
+        if seen is not None and seen.version == version:
+            return StoredGame(game_id, owner, seen.game.copy(), version)
+        stored = StoredGame(game_id, owner, Game.from_dict(json.loads(state)), version)
+        self._remember(stored)
+        return stored
 
     def _execute(self, conn: Connection, statement: Any, params: dict[str, Any]) -> Any:
         """Run one of the statements of every move; what it returns has ``fetchone`` and ``rowcount``.
@@ -691,7 +696,8 @@ class SqlStore(GameStore):
         return job
 
     def _saved(self, stored: StoredGame, game: Game) -> StoredGame:
-        self._remember(stored.id, stored.version + 1, game)
+        saved = StoredGame(stored.id, stored.owner, game, stored.version + 1)
+        self._remember(saved)
         return StoredGame(stored.id, stored.owner, game.copy(), stored.version + 1)
 
     def update(
@@ -748,8 +754,7 @@ class SqlStore(GameStore):
         if isinstance(out, _Raised):
             raise out.error
         stored, game, value = out
-        self._remember(game_id, stored.version + 1, game)
-        return StoredGame(game_id, stored.owner, game.copy(), stored.version + 1), value
+        return self._saved(stored, game), value
 
     def current(self, owner: str) -> StoredGame | None:
         query = (

@@ -253,3 +253,40 @@ def test_sqlite_log_starts_over_although_writes_never_pause(
         assert log_restarts() > before
     finally:
         store.close()
+
+
+def test_sqlite_aupdate_applies_on_top_of_what_another_process_saved(tmp_path: Path) -> None:
+    """What a store last saw of a game may be old: another process (another store on the same
+    file) may have saved it since. The move lands on the fresh state, and a refusal is
+    decided on the fresh state too."""
+    url = f"sqlite:///{tmp_path}/t.db"
+    here, there = SqlStore(url), SqlStore(url)
+    try:
+        game_id = here.create(Game(CODE), None).id
+
+        def draw(game: Game) -> None:
+            game.draw()
+
+        def undo(game: Game) -> None:
+            game.undo()
+
+        expected = Game(CODE)
+        assert run(here.aupdate(game_id, draw)) is not None  # here knows version 2
+        expected.draw()
+        there.update(game_id, draw)  # version 3, behind its back
+        expected.draw()
+        moved = run(here.aupdate(game_id, draw))
+        expected.draw()
+        assert moved is not None and moved[0].version == 4 and moved[0].game == expected
+
+        for _ in range(3):  # elsewhere, every draw is taken back: nothing left to undo
+            there.update(game_id, undo)
+        with pytest.raises(RefusedAction):  # though here the last known state could undo
+            run(here.aupdate(game_id, undo))
+        there.update(game_id, draw)  # and now there is something to undo again
+        undone = run(here.aupdate(game_id, undo))  # though here it last saw nothing to undo
+        assert undone is not None and undone[0].version == 9
+        assert here.get(game_id) == there.get(game_id) == undone[0]
+    finally:
+        here.close()
+        there.close()
