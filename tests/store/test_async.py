@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,6 +29,13 @@ def run(coroutine: Coroutine[Any, Any, T]) -> T:
     tests' Playwright keeps one running for the session)."""
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coroutine).result()
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Iterator[SqlStore]:
+    store = SqlStore(f"sqlite:///{tmp_path}/t.db")
+    yield store
+    store.close()
 
 
 def drawn(stored: StoredGame) -> Game:
@@ -102,10 +109,10 @@ def test_many_coroutines_save_at_once_and_nothing_is_lost(store: GameStore) -> N
         assert store.get(final.id) == final
 
 
-def test_sqlite_group_commits_what_coroutines_await(tmp_path: Path) -> None:
+def test_sqlite_group_commits_what_coroutines_await(sqlite_store: SqlStore) -> None:
     """Writes awaited together are made in shared transactions (fewer syncs to disk than
     writes), and a thread writing for itself meanwhile shares the same queue."""
-    store = SqlStore(f"sqlite:///{tmp_path}/t.db")
+    store = sqlite_store
     batches: list[int] = []
     run_batch = store._run_batch
 
@@ -114,66 +121,60 @@ def test_sqlite_group_commits_what_coroutines_await(tmp_path: Path) -> None:
         run_batch(batch)
 
     store._run_batch = counted  # type: ignore[method-assign]
-    try:
-        games = [store.create(Game(CODE), f"player-{i:03d}-xxxxxxxxxxxxxxx") for i in range(40)]
-        by_thread = store.create(Game(CODE), None)
-        batches.clear()
-        thread_saves: list[StoredGame] = []
+    games = [store.create(Game(CODE), f"player-{i:03d}-xxxxxxxxxxxxxxx") for i in range(40)]
+    by_thread = store.create(Game(CODE), None)
+    batches.clear()
+    thread_saves: list[StoredGame] = []
 
-        def thread_player() -> None:
-            current = by_thread
-            for _ in range(10):
-                current = store.save(current, drawn(current))
-            thread_saves.append(current)
+    def thread_player() -> None:
+        current = by_thread
+        for _ in range(10):
+            current = store.save(current, drawn(current))
+        thread_saves.append(current)
 
-        async def everyone() -> list[StoredGame]:
-            worker = threading.Thread(target=thread_player)
-            worker.start()
-            saved = await asyncio.gather(*(store.asave(g, drawn(g)) for g in games))
-            await asyncio.to_thread(worker.join)
-            return saved
+    async def everyone() -> list[StoredGame]:
+        worker = threading.Thread(target=thread_player)
+        worker.start()
+        saved = await asyncio.gather(*(store.asave(g, drawn(g)) for g in games))
+        await asyncio.to_thread(worker.join)
+        return saved
 
-        saved = run(everyone())
-        assert [s.version for s in saved] == [2] * 40
-        assert thread_saves and store.get(by_thread.id) == thread_saves[0]
-        assert sum(batches) == 40 + 10
-        assert len(batches) < 40, f"no batching: {batches}"
-    finally:
-        store.close()
+    saved = run(everyone())
+    assert [s.version for s in saved] == [2] * 40
+    assert thread_saves and store.get(by_thread.id) == thread_saves[0]
+    assert sum(batches) == 40 + 10
+    assert len(batches) < 40, f"no batching: {batches}"
 
 
-def test_sqlite_awaits_its_commit_without_holding_up_the_loop(tmp_path: Path) -> None:
-    store = SqlStore(f"sqlite:///{tmp_path}/t.db")
-    try:
-        stored = store.create(Game(CODE), None)
-        release = threading.Event()
-        holding = threading.Event()
+def test_sqlite_awaits_its_commit_without_holding_up_the_loop(sqlite_store: SqlStore) -> None:
+    store = sqlite_store
+    stored = store.create(Game(CODE), None)
+    release = threading.Event()
+    holding = threading.Event()
 
-        def hold_the_commit_lock() -> None:  # as a long commit would
-            with store._commit_lock:
-                holding.set()
-                release.wait(10)
+    def hold_the_commit_lock() -> None:  # as a long commit would
+        with store._commit_lock:
+            holding.set()
+            release.wait(10)
 
-        async def scenario() -> tuple[int, bool, StoredGame]:
-            holder = threading.Thread(target=hold_the_commit_lock)
-            holder.start()
-            await asyncio.to_thread(holding.wait, 10)
-            save = asyncio.ensure_future(store.asave(stored, drawn(stored)))
-            ticks = 0
-            for _ in range(50):  # the loop keeps running other work meanwhile
-                await asyncio.sleep(0.002)
-                ticks += 1
-            waiting = not save.done()
-            release.set()
-            saved = await save
-            await asyncio.to_thread(holder.join)
-            return ticks, waiting, saved
+    async def scenario() -> tuple[int, bool, StoredGame]:
+        holder = threading.Thread(target=hold_the_commit_lock)
+        holder.start()
+        await asyncio.to_thread(holding.wait, 10)
+        save = asyncio.ensure_future(store.asave(stored, drawn(stored)))
+        ticks = 0
+        for _ in range(50):  # the loop keeps running other work meanwhile
+            await asyncio.sleep(0.002)
+            ticks += 1
+        waiting = not save.done()
+        release.set()
+        saved = await save
+        await asyncio.to_thread(holder.join)
+        return ticks, waiting, saved
 
-        ticks, waiting, saved = run(scenario())
-        assert ticks == 50 and waiting
-        assert saved.version == 2 and store.get(stored.id) == saved
-    finally:
-        store.close()
+    ticks, waiting, saved = run(scenario())
+    assert ticks == 50 and waiting
+    assert saved.version == 2 and store.get(stored.id) == saved
 
 
 def test_sqlite_asave_when_locked_is_store_unavailable_and_changes_nothing(
