@@ -66,7 +66,7 @@ DEFAULT_MAX_GAMES_PER_PLAYER: Final = 200
 class GameStore(abc.ABC):
     """Games by id, and each player's current game. Thread-safe; every method is blocking.
 
-    The ``a``-prefixed methods (:meth:`aget`, :meth:`asave`, :meth:`aupdate`, :meth:`aread`)
+    The ``a``-prefixed methods (:meth:`aget`, :meth:`aupdate`, :meth:`aread`)
     are the same for a caller on an event loop: by default they run the blocking method
     in a worker thread; a store whose reads are quick local calls (:attr:`local_reads`)
     reads on the loop, and a store may wait for its writes without holding a thread.
@@ -146,10 +146,6 @@ class GameStore(abc.ABC):
     async def aget(self, game_id: str) -> StoredGame | None:
         """:meth:`get`, for a caller on an event loop."""
         return await self.aread(lambda: self.get(game_id))
-
-    async def asave(self, stored: StoredGame, game: Game) -> StoredGame:
-        """:meth:`save`, for a caller on an event loop."""
-        return await to_thread.run_sync(self.save, stored, game)
 
     async def aupdate(
         self, game_id: str, change: Callable[[Game], T], *, owned_by: str | None = None

@@ -132,9 +132,6 @@ class MemoryStore(GameStore):
             value = change(game)
             return self.save(stored, game), value
 
-    async def asave(self, stored: StoredGame, game: Game) -> StoredGame:
-        return self.save(stored, game)
-
     async def aupdate(
         self, game_id: str, change: Callable[[Game], T], *, owned_by: str | None = None
     ) -> tuple[StoredGame, T] | None:

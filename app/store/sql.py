@@ -16,7 +16,7 @@ time and *group-committed*: the writes that queue up while a commit is being
 synced to disk are made together in the next transaction and synced once (a
 write that fails is made again on its own, so it does not undo the others).
 Every caller still returns only after the commit that holds its write. The
-writes that coroutines await (:meth:`SqlStore.asave`, :meth:`SqlStore.aupdate`)
+writes that coroutines await (:meth:`SqlStore.aupdate`)
 are made by the store's commit thread, which wakes them on their event loop;
 a thread that writes for itself makes what is queued too. Several
 processes on one SQLite file take turns (``BEGIN IMMEDIATE`` and a busy
@@ -672,16 +672,6 @@ class SqlStore(GameStore):
         return {"b_updated": now, "b_touch_before": now - GAME_TOUCH_EVERY_S}
 
     def save(self, stored: StoredGame, game: Game) -> StoredGame:
-        self._write(self._save_job(stored, game))
-        return self._saved(stored, game)
-
-    async def asave(self, stored: StoredGame, game: Game) -> StoredGame:
-        if self.dialect != "sqlite":
-            return await super().asave(stored, game)
-        await self._awrite(self._save_job(stored, game))
-        return self._saved(stored, game)
-
-    def _save_job(self, stored: StoredGame, game: Game) -> Callable[[Connection], None]:
         values = {"b_" + key: value for key, value in self._columns(game).items()}
         values.update(b_id=stored.id, b_version=stored.version, b_new_version=stored.version + 1)
         status = game.status
@@ -693,7 +683,8 @@ class SqlStore(GameStore):
             if status is not Status.PLAYING:
                 self._record(conn, stored.id, game)
 
-        return job
+        self._write(job)
+        return self._saved(stored, game)
 
     def _saved(self, stored: StoredGame, game: Game) -> StoredGame:
         saved = StoredGame(stored.id, stored.owner, game, stored.version + 1)

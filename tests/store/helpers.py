@@ -1,11 +1,15 @@
-"""Deals with known outcomes for the store tests, and a uvicorn server in a subprocess."""
+"""Deals with known outcomes for the store tests, a uvicorn server in a subprocess, and a
+way to run a coroutine."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import asyncio
+from collections.abc import Coroutine, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
+from typing import Any, TypeVar
 
 from app.engine import DRAW, Game, GameCode, Rules, Status
 from tests.servers import LiveServer, free_port  # noqa: F401
@@ -13,6 +17,15 @@ from tests.servers import start_server as start_live_server
 from tests.support import winning_line
 
 ROOT = Path(__file__).resolve().parents[2]
+T = TypeVar("T")
+
+
+def run(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` in a thread of its own: this one may hold another loop (the browser
+    tests' Playwright keeps one running for the session)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
 SECRET = "store-tests-secret-" + "k" * 24
 
 

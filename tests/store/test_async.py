@@ -1,34 +1,26 @@
-"""The store's coroutine methods (``aget``, ``asave``, ``aupdate``, ``aread``) on every backend,
+"""The store's coroutine methods (``aget``, ``aupdate``, ``aread``) on every backend,
 and how the SQLite store commits what coroutines await: in its commit thread, in batches,
 without holding up the event loop."""
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import threading
-from collections.abc import Coroutine, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import pytest
 
 from app.engine import Game, GameCode, RefusedAction
 from app.store import sql
-from app.store.base import GameStore, StoredGame, StoreUnavailable, VersionConflict
+from app.store.base import GameStore, StoredGame, StoreUnavailable
 from app.store.sql import SqlStore, _Pending
 from tests.store.conftest import BACKENDS
+from tests.store.helpers import run
 
 CODE = GameCode.parse("TP1-E-AAAAAAB")
 T = TypeVar("T")
-
-
-def run(coroutine: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run`` in a thread of its own: this one may hold another loop (the browser
-    tests' Playwright keeps one running for the session)."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 @pytest.fixture
@@ -38,33 +30,32 @@ def sqlite_store(tmp_path: Path) -> Iterator[SqlStore]:
     store.close()
 
 
-def drawn(stored: StoredGame) -> Game:
-    game = stored.game.copy()
+def draw(game: Game) -> None:
     game.draw()
-    return game
+
+
+def draw_or_undo(game: Game) -> None:
+    game.draw() if game.can_draw() else game.undo()
 
 
 @pytest.mark.parametrize("database_url", BACKENDS, indirect=True)
-def test_asave_and_aget_are_save_and_get(store: GameStore) -> None:
-    stored = store.create(Game(CODE), "alice-player-id-0000000001")
-
-    async def play() -> tuple[StoredGame, StoredGame | None, StoredGame | None]:
-        saved = await store.asave(stored, drawn(stored))
-        return saved, await store.aget(stored.id), await store.aget("no-such-game")
-
-    saved, got, unknown = run(play())
-    assert saved.version == 2 and saved.game.moves == 1
-    assert got == saved and store.get(stored.id) == saved
-    assert unknown is None
-
-
-@pytest.mark.parametrize("database_url", BACKENDS, indirect=True)
-def test_a_stale_asave_conflicts_and_changes_nothing(store: GameStore) -> None:
+def test_aget_is_get(store: GameStore) -> None:
     stored = store.create(Game(CODE), None)
-    first = store.save(stored, drawn(stored))
-    with pytest.raises(VersionConflict):
-        run(store.asave(stored, drawn(stored)))
-    assert store.get(stored.id) == first
+
+    async def read() -> tuple[StoredGame | None, StoredGame | None]:
+        return await store.aget(stored.id), await store.aget("no-such-game")
+
+    assert run(read()) == (stored, None)
+
+
+@pytest.mark.parametrize("database_url", BACKENDS, indirect=True)
+def test_aupdate_checks_whose_game_it_is(store: GameStore) -> None:
+    """With ``owned_by``, someone else's game is as good as none: nothing is changed."""
+    stored = store.create(Game(CODE), "alice-player-id-0000000001")
+    assert run(store.aupdate(stored.id, draw, owned_by="bob-player-id-00000000001")) is None
+    assert store.get(stored.id) == stored
+    mine = run(store.aupdate(stored.id, draw, owned_by="alice-player-id-0000000001"))
+    assert mine is not None and mine[0].version == 2 and store.get(stored.id) == mine[0]
 
 
 @pytest.mark.parametrize("database_url", BACKENDS, indirect=True)
@@ -97,7 +88,9 @@ def test_many_coroutines_save_at_once_and_nothing_is_lost(store: GameStore) -> N
 
     async def player(stored: StoredGame) -> StoredGame:
         for _ in range(5):
-            stored = await store.asave(stored, drawn(stored))
+            updated = await store.aupdate(stored.id, draw)
+            assert updated is not None
+            stored = updated[0]
         return stored
 
     async def everyone() -> list[StoredGame]:
@@ -129,15 +122,17 @@ def test_sqlite_group_commits_what_coroutines_await(sqlite_store: SqlStore) -> N
     def thread_player() -> None:
         current = by_thread
         for _ in range(10):
-            current = store.save(current, drawn(current))
+            game = current.game.copy()
+            game.draw()
+            current = store.save(current, game)
         thread_saves.append(current)
 
     async def everyone() -> list[StoredGame]:
         worker = threading.Thread(target=thread_player)
         worker.start()
-        saved = await asyncio.gather(*(store.asave(g, drawn(g)) for g in games))
+        updated = await asyncio.gather(*(store.aupdate(g.id, draw) for g in games))
         await asyncio.to_thread(worker.join)
-        return saved
+        return [u[0] for u in updated if u is not None]
 
     saved = run(everyone())
     assert [s.version for s in saved] == [2] * 40
@@ -157,11 +152,11 @@ def test_sqlite_awaits_its_commit_without_holding_up_the_loop(sqlite_store: SqlS
             holding.set()
             release.wait(10)
 
-    async def scenario() -> tuple[int, bool, StoredGame]:
+    async def scenario() -> tuple[int, bool, tuple[StoredGame, None] | None]:
         holder = threading.Thread(target=hold_the_commit_lock)
         holder.start()
         await asyncio.to_thread(holding.wait, 10)
-        save = asyncio.ensure_future(store.asave(stored, drawn(stored)))
+        save = asyncio.ensure_future(store.aupdate(stored.id, draw))
         ticks = 0
         for _ in range(50):  # the loop keeps running other work meanwhile
             await asyncio.sleep(0.002)
@@ -174,29 +169,7 @@ def test_sqlite_awaits_its_commit_without_holding_up_the_loop(sqlite_store: SqlS
 
     ticks, waiting, saved = run(scenario())
     assert ticks == 50 and waiting
-    assert saved.version == 2 and store.get(stored.id) == saved
-
-
-def test_sqlite_asave_when_locked_is_store_unavailable_and_changes_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(sql, "SQLITE_BUSY_TIMEOUT_S", 0.2)
-    path = tmp_path / "t.db"
-    store = SqlStore(f"sqlite:///{path}")
-    try:
-        stored = store.create(Game(CODE), None)
-        blocker = sqlite3.connect(path, isolation_level=None)
-        blocker.execute("BEGIN IMMEDIATE")  # another process holds the write lock
-        try:
-            with pytest.raises(StoreUnavailable):
-                run(store.asave(stored, drawn(stored)))
-            assert store.get(stored.id) == stored
-        finally:
-            blocker.execute("ROLLBACK")
-            blocker.close()
-        assert run(store.asave(stored, drawn(stored))).version == 2
-    finally:
-        store.close()
+    assert saved is not None and saved[0].version == 2 and store.get(stored.id) == saved[0]
 
 
 def test_sqlite_commit_thread_stops_with_the_store(tmp_path: Path) -> None:
@@ -206,7 +179,7 @@ def test_sqlite_commit_thread_stops_with_the_store(tmp_path: Path) -> None:
     store.close()
     assert not store._committer.is_alive()
     with pytest.raises(StoreUnavailable):
-        run(store.asave(stored, drawn(stored)))
+        run(store.aupdate(stored.id, draw))
 
 
 @pytest.mark.parametrize("database_url", BACKENDS, indirect=True)
@@ -236,14 +209,11 @@ def test_sqlite_log_starts_over_although_writes_never_pause(
         return int.from_bytes(header[12:16], "big")
 
     try:
-        stored = store.create(Game(CODE), None)
+        game_id = store.create(Game(CODE), None).id
 
         async def play(moves: int) -> None:
-            nonlocal stored
             for _ in range(moves):
-                game = stored.game.copy()
-                game.draw() if game.can_draw() else game.undo()
-                stored = await store.asave(stored, game)
+                await store.aupdate(game_id, draw_or_undo)
 
         run(play(100))
         before = log_restarts()
@@ -264,9 +234,6 @@ def test_sqlite_aupdate_applies_on_top_of_what_another_process_saved(tmp_path: P
     here, there = SqlStore(url), SqlStore(url)
     try:
         game_id = here.create(Game(CODE), None).id
-
-        def draw(game: Game) -> None:
-            game.draw()
 
         def undo(game: Game) -> None:
             game.undo()

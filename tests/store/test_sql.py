@@ -12,12 +12,13 @@ from sqlalchemy import Connection, text
 
 from app.engine import DRAW, Game, GameCode
 from app.store import sql
-from app.store.base import StoreUnavailable, VersionConflict
+from app.store.base import StoredGame, StoreUnavailable, VersionConflict
 from app.store.factory import open_store
 from app.store.memory import MemoryStore
 from app.store.schema import SCHEMA_VERSION, SchemaTooNew
 from app.store.sql import SqlStore, _Pending, database_url
 from tests.store.conftest import SQL_BACKENDS
+from tests.store.helpers import run
 
 CODE = GameCode.parse("TP1-E-AAAAAAB")
 ALICE = "alice-player-id-0000000001"
@@ -156,26 +157,36 @@ def test_postgres_unreachable_is_store_unavailable() -> None:
         SqlStore("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2")
 
 
+@pytest.mark.parametrize("caller", ["thread", "coroutine"])
 def test_sqlite_locked_is_store_unavailable_and_changes_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caller: str
 ) -> None:
+    """A thread that writes for itself, or a coroutine whose write the commit thread makes."""
     monkeypatch.setattr(sql, "SQLITE_BUSY_TIMEOUT_S", 0.2)
     path = tmp_path / "t.db"
     store = SqlStore(f"sqlite:///{path}")
+
+    def draw() -> StoredGame:
+        if caller == "thread":
+            game = stored.game.copy()
+            game.draw()
+            return store.save(stored, game)
+        updated = run(store.aupdate(stored.id, lambda game: game.draw()))
+        assert updated is not None
+        return updated[0]
+
     try:
         stored = store.create(Game(CODE), ALICE)
-        game = stored.game.copy()
-        game.draw()
         blocker = sqlite3.connect(path, isolation_level=None)
         blocker.execute("BEGIN IMMEDIATE")  # another process holds the write lock
         try:
             with pytest.raises(StoreUnavailable):
-                store.save(stored, game)
+                draw()
             assert store.get(stored.id) == stored  # reads still work (WAL)
         finally:
             blocker.execute("ROLLBACK")
             blocker.close()
-        assert store.save(stored, game).version == 2  # and writes work again after
+        assert draw().version == 2  # and writes work again after
     finally:
         store.close()
 
