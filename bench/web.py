@@ -11,11 +11,12 @@ undo, new game when a game ends). Prints:
 * latency p50/p99 of the move request at N players who think between moves
   (``--think`` ms, as people do; they arrive at random moments), and of ``/healthz``
   under the same load;
-* each phase runs ``--rounds`` times, alternating, and the medians are reported;
+* each phase runs ``--rounds`` times (5), alternating, and the medians are reported;
+  in a move phase, the games dealt when one ends are requests too (counted, not timed);
 * bytes: the full page, the board fragment of a move, everything the first page
   load downloads, raw and gzipped.
 
-    .venv/bin/python bench/web.py [--players 50] [--seconds 5] [--rounds 3] [--think 250]
+    .venv/bin/python bench/web.py [--players 50] [--seconds 5] [--rounds 5] [--think 250]
 """
 
 from __future__ import annotations
@@ -143,8 +144,11 @@ class Player:
         self.random = random.Random(seed)
         self.game: Game | None = None
         self.game_id = ""
+        self.dealt = 0
+        """Games dealt (``POST /new``) when one ended: requests of their own in a move phase."""
 
     async def new_game(self) -> None:
+        self.dealt += 1
         response = await self.client.post("/new", data={"rules": "easy"}, headers=HX)
         self.game_id = re.search(r'data-game-id="([^"]+)"', response.text).group(1)  # type: ignore[union-attr]
         code = response.headers["hx-push-url"].rsplit("/", 1)[1]
@@ -202,9 +206,30 @@ async def run(players: list[Player], what: str, seconds: float, think_ms: float)
 
 
 def cpu_seconds(pid: int) -> float:
-    """CPU time (user + system) the process has used so far, from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU time (user + system) the server has used so far, from /proc: the process and
+    the processes it started (the store's log sync helper), which share the same CPUs."""
+    total = 0
+    for each in [pid, *children(pid)]:
+        try:
+            fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # it ended meanwhile
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``, and theirs."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if parent == pid:
+                found += [int(entry.name), *children(int(entry.name))]
+    return found
 
 
 def pct(values: list[float], q: float) -> float:
@@ -247,11 +272,14 @@ async def main_async(args: argparse.Namespace) -> None:
                 results, cpu = {}, {}
                 for what in ("move", "trivial"):
                     used = cpu_seconds(process.pid)
+                    dealt = sum(p.dealt for p in players)
                     lat = await run(players, what, args.seconds, 0)
                     results[what] = len(lat) / args.seconds
                     cpu[what] = (cpu_seconds(process.pid) - used) / len(lat) * 1e6
+                    dealt = sum(p.dealt for p in players) - dealt
                     print(f"round {round_} closed loop {what:8s}: {results[what]:6.0f} req/s  "
-                          f"p50 {pct(lat, .5):6.1f} ms  p99 {pct(lat, .99):6.1f} ms  server CPU {cpu[what]:5.0f} µs/request")
+                          f"p50 {pct(lat, .5):6.1f} ms  p99 {pct(lat, .99):6.1f} ms  server CPU {cpu[what]:5.0f} µs/request"
+                          + (f"  (and {dealt} games dealt)" if dealt else ""))
                 ratios.append(results["move"] / results["trivial"])
                 cpu_ratios.append(cpu["trivial"] / cpu["move"])
             for round_ in range(1, args.rounds + 1):
@@ -279,7 +307,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=5, help="length of each phase")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of each phase (medians are reported)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of each phase (medians are reported)")
     parser.add_argument("--think", type=float, default=250, help="mean think time between moves, ms")
     parser.add_argument("--database-url", default="", help="the server's store (default: SQLite in a temporary folder, as shipped; memory:// for the engine alone)")
     asyncio.run(main_async(parser.parse_args()))

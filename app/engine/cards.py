@@ -9,7 +9,7 @@ A card parses and formats its text form (``Card.from_text("10H")`` /
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 
@@ -24,6 +24,11 @@ class Suit(enum.Enum):
     DIAMONDS = "D"
     HEARTS = "H"
     SPADES = "S"
+
+    # Members are singletons compared by identity, so identity's hash (in C) fits their
+    # equality; Enum's own __hash__ is a Python call, and every card lookup hashes a suit
+    # (about sixty of them for each move the page shows).
+    __hash__ = object.__hash__
 
     @property
     def letter(self) -> str:
@@ -70,11 +75,16 @@ class Card:
 
     rank: int
     suit: Suit
+    _index: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Worked out once: pages look cards up by it (card names, the table's cached HTML).
+        object.__setattr__(self, "_index", _SUIT_ORDER.index(self.suit) * 13 + self.rank - 1)
 
     @property
     def index(self) -> int:
         """Place in the ordered deck: clubs A..K are 0..12, then diamonds, hearts, spades."""
-        return self.suit.index * 13 + self.rank - 1
+        return self._index
 
     @property
     def is_red(self) -> bool:

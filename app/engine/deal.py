@@ -14,7 +14,7 @@ import datetime as _dt
 import enum
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final
 
@@ -78,23 +78,26 @@ class GameCode:
 
     rules: Rules
     number: int
+    _text: str = field(init=False, repr=False, compare=False)
+    """The canonical code, worked out once (every save and every page writes it)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.number, int) or not 0 <= self.number < DEAL_COUNT:
             raise CodeError(f"deal number {self.number!r} is not 0 to {DEAL_COUNT - 1}")
-
-    @property
-    def letters(self) -> str:
-        """The deal number as seven letters, most significant first."""
         n, out = self.number, []
         for _ in range(7):
             n, digit = divmod(n, 26)
             out.append(chr(65 + digit))
-        return "".join(reversed(out))
+        object.__setattr__(self, "_text", f"TP1-{self.rules.letter}-{''.join(reversed(out))}")
+
+    @property
+    def letters(self) -> str:
+        """The deal number as seven letters, most significant first."""
+        return self._text[6:]
 
     def text(self) -> str:
         """The canonical code: ``TP1-E-AAAAAAB`` (legacy ``N`` is written ``E``)."""
-        return f"TP1-{self.rules.letter}-{self.letters}"
+        return self._text
 
     def __str__(self) -> str:
         return self.text()

@@ -489,12 +489,13 @@ def describe_board(
         else f"Stock: {count} card{'' if count == 1 else 's'}"
     )
     parts = []
-    exposed = exposed_mask(game.removed_mask)
+    removed, tableau = game.removed_mask, game.deal.tableau
+    shown = ALL_POSITIONS_MASK if show_all else exposed_mask(removed)
     for name, row in zip(row_names, ROWS, strict=True):
         words = [
-            card_words(game.deal.tableau[p]) if show_all or exposed >> p & 1 else hidden
+            card_words(tableau[p]) if shown >> p & 1 else hidden
             for p in row
-            if not game.removed_mask >> p & 1
+            if not removed >> p & 1
         ]
         if words:
             parts.append(f"{name}: {', '.join(words)}")

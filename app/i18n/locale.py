@@ -7,8 +7,6 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from babel.support import NullTranslations, Translations
-from jinja2 import pass_context
-from jinja2.runtime import Context
 from markupsafe import Markup
 
 from app.engine import DECK, Card, Game, Refusal, Suit, describe_board
@@ -30,36 +28,32 @@ def _newstyle(
 ) -> dict[str, Callable[..., str]]:
     """Jinja "newstyle" gettext callables (as ``install_gettext_callables(newstyle=True)`` makes).
 
-    They format their keyword arguments into the message and mark it safe when
-    autoescaping, so ``{% trans %}`` blocks and ``_("...", name=value)`` work.
+    They format their keyword arguments into the message and mark it safe, so
+    ``{% trans %}`` blocks and ``_("...", name=value)`` work; the values are escaped as
+    they are formatted in. Unlike Jinja's own they do not take the template's context
+    (every template of the app is autoescaped, see ``app.web.render``): a context-taking
+    call costs Jinja a derived context each time once a block has set a variable, and
+    the page's fragments make about twenty such calls. ``_`` is the same function as
+    ``gettext``, not the i18n extension's alias that looks ``gettext`` up and calls it.
     """
 
-    @pass_context
-    def jinja_gettext(__context: Context, __string: str, **variables: Any) -> str:
-        rv = gettext(__string)
-        if __context.eval_ctx.autoescape:
-            rv = Markup(rv)
-        return rv % variables
+    def jinja_gettext(__string: str, **variables: Any) -> str:
+        return Markup(gettext(__string)) % variables
 
-    @pass_context
-    def jinja_ngettext(
-        __context: Context, __singular: str, __plural: str, __num: int, **variables: Any
-    ) -> str:
+    def jinja_ngettext(__singular: str, __plural: str, __num: int, **variables: Any) -> str:
         variables.setdefault("num", __num)
-        rv = ngettext(__singular, __plural, __num)
-        if __context.eval_ctx.autoescape:
-            rv = Markup(rv)
-        return rv % variables
+        return Markup(ngettext(__singular, __plural, __num)) % variables
 
-    @pass_context
-    def jinja_pgettext(__context: Context, __string_ctx: str, __string: str, **variables: Any) -> str:
+    def jinja_pgettext(__string_ctx: str, __string: str, **variables: Any) -> str:
         variables.setdefault("context", __string_ctx)
-        rv = pgettext(__string_ctx, __string)
-        if __context.eval_ctx.autoescape:
-            rv = Markup(rv)
-        return rv % variables
+        return Markup(pgettext(__string_ctx, __string)) % variables
 
-    return {"gettext": jinja_gettext, "ngettext": jinja_ngettext, "pgettext": jinja_pgettext}
+    return {
+        "gettext": jinja_gettext,
+        "_": jinja_gettext,
+        "ngettext": jinja_ngettext,
+        "pgettext": jinja_pgettext,
+    }
 
 
 class Locale:
@@ -100,9 +94,9 @@ class Locale:
         }
         # Translators: a card in words, like "7 of spades" or "ace of clubs".
         card_format = pgettext("card", "%(rank)s of %(suit)s")
-        self._card_names: dict[Card, str] = {
-            card: card_format % {"rank": ranks[card.rank - 1], "suit": suits[card.suit]} for card in DECK
-        }
+        self._card_names: tuple[str, ...] = tuple(  # by the card's place in the deck
+            card_format % {"rank": ranks[card.rank - 1], "suit": suits[card.suit]} for card in DECK
+        )
         self._refusals = {refusal: gettext(message) for refusal, message in REFUSAL_MESSAGES.items()}
 
         self.template_context: Mapping[str, Any] = MappingProxyType(
@@ -123,7 +117,7 @@ class Locale:
 
     def card_words(self, card: Card) -> str:
         """The card in words: ``7 of spades``, ``7 עלה``, ``7 пік``, ``7 โพดำ``."""
-        return self._card_names[card]
+        return self._card_names[card.index]
 
     def stock_words(self, count: int) -> str:
         return self.ngettext("Stock: %(num)d card", "Stock: %(num)d cards", count) % {"num": count}

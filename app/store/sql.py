@@ -50,6 +50,7 @@ from sqlalchemy import (
     exists,
     func,
     insert,
+    literal_column,
     select,
     update,
 )
@@ -91,9 +92,13 @@ from app.store.deals import (
     merge,
     to_record,
 )
+from app.store.logsync import LogSync
 from app.store.schema import DEAL_FIELDS, deals, games, is_current, migrate, players, results
 
 T = TypeVar("T")
+
+Db = Connection | sqlite3.Connection
+"""Where a write job runs: a SQLAlchemy connection, or on SQLite the event loop's own writer."""
 
 SQLITE_BUSY_TIMEOUT_S: Final = 10.0
 """How long a SQLite writer waits for another process's write lock before giving up."""
@@ -102,8 +107,11 @@ SQLITE_READERS_KEPT: Final = 16
 SQLITE_CHECKPOINT_EVERY_S: Final = 1.0
 SQLITE_BACKSTOP_CHECKPOINT_PAGES: Final = 20_000
 """About 80 MB of log: reached only if the checkpoint thread falls far behind."""
+SQLITE_RESTART_LOG_FRAMES: Final = 256
+"""A log this long (about 1 MB) is started over by the checkpoint thread once it is copied."""
 
 log = logging.getLogger("tripeaks.store")
+_COMPACT_JSON: Final = json.JSONEncoder(separators=(",", ":"))
 CLEANUP_BATCH: Final = 200
 GAME_TOUCH_EVERY_S: Final = 600.0
 """A save moves a game's ``updated`` time only when it is older than this."""
@@ -140,6 +148,9 @@ def unavailable(error: BaseException) -> bool:
 
 
 SQLITE_READONLY: Final = 8
+SQLITE_BUSY: Final = 5
+SQLITE_LOOP_RETRY_FIRST_S: Final = 0.0002
+SQLITE_LOOP_RETRY_MOST_S: Final = 0.02
 
 
 def sqlite_read_only(error: BaseException) -> bool:
@@ -150,7 +161,10 @@ def sqlite_read_only(error: BaseException) -> bool:
 
 
 class _Pending:
-    """One write waiting for a group commit; ``future`` is set when a coroutine awaits it."""
+    """One write waiting for a group commit; ``future`` is set when a coroutine awaits it.
+
+    ``done`` once its batch has been made and its commit is on disk (or failed).
+    """
 
     __slots__ = ("done", "error", "future", "job", "value")
 
@@ -164,10 +178,12 @@ class _Pending:
         self.error: BaseException | None = None
 
 
-def _settle(batch: Sequence[_Pending]) -> None:
-    """Wake the coroutines that await writes of a committed (or failed) batch, on their loops."""
+def _settle(batch: Sequence[_Pending], error: BaseException | None = None) -> None:
+    """Let the writers of a committed (or failed) batch go on: ``error`` when its sync failed."""
     by_loop: dict[asyncio.AbstractEventLoop, list[_Pending]] = {}
     for pending in batch:
+        if error is not None and pending.error is None:
+            pending.value, pending.error = None, error
         if pending.future is not None:
             by_loop.setdefault(pending.future.get_loop(), []).append(pending)
     for loop, waiting in by_loop.items():
@@ -195,6 +211,83 @@ class _Raised:
         self.error = error
 
 
+# The statements of the frequent requests, compiled once (see _execute): SQLAlchemy's building
+# of a statement costs several times running it. (Dealing a game took 1.2 ms of CPU with
+# them built anew each time.) Results and records: a game ends every few dozen moves.
+_GAME_COLUMNS: Final = (
+    "id", "owner", "code", "version", "created", "updated", "state", "status", "moves", "score",
+    "cards_left",
+)  # fmt: skip
+_NEW_GAME = insert(games).values({name: bindparam("b_" + name) for name in _GAME_COLUMNS})
+_STORED_COLUMNS: Final = (games.c.id, games.c.owner, games.c.state, games.c.version)
+_CURRENT = (
+    select(*_STORED_COLUMNS)
+    .join(players, players.c.current_game_id == games.c.id)
+    .where(players.c.id == bindparam("b_owner"))
+)
+_FIND = (
+    select(*_STORED_COLUMNS)
+    .where(games.c.owner == bindparam("b_owner"), games.c.code == bindparam("b_code"))
+    .order_by(games.c.seq.desc())
+    .limit(1)
+)
+_IS_CURRENT = select(players.c.id).where(
+    players.c.id == bindparam("b_owner"), players.c.current_game_id == bindparam("b_game")
+)
+_GAME_OWNER = select(games.c.owner).where(games.c.id == bindparam("b_id"))
+_COUNT_GAMES = select(func.count()).select_from(games).where(games.c.owner == bindparam("b_owner"))
+_PLAYER_TO_CHANGE = (
+    select(players.c.current_game_id).where(players.c.id == bindparam("b_id")).with_for_update()
+)
+_MAKE_CURRENT = (
+    update(players)
+    .where(players.c.id == bindparam("b_id"))
+    .values(current_game_id=bindparam("b_game"), updated=bindparam("b_updated"))
+)
+_GAME_TO_RECORD = (
+    select(games.c.seq, games.c.owner, games.c.state)
+    .where(games.c.id == bindparam("b_id"))
+    .with_for_update()
+)
+_RESULT = select(
+    results.c.game_id,
+    results.c.player,
+    results.c.code,
+    results.c.won,
+    results.c.score,
+    results.c.cards_left,
+    results.c.moves,
+    results.c.feats,
+    results.c.at,
+).where(results.c.game_id == bindparam("b_id"))
+_DEAL_TO_RECORD = (
+    select(*(deals.c[name] for name in DEAL_FIELDS))
+    .where(deals.c.code == bindparam("b_code"))
+    .with_for_update()
+)
+_DEAL = select(*(deals.c[name] for name in DEAL_FIELDS)).where(deals.c.code == bindparam("b_code"))
+_HOLDER_NAMES = select(players.c.id, players.c.display_name).where(
+    players.c.id.in_([bindparam("b_first"), bindparam("b_best"), bindparam("b_unfinished")])
+)
+_SAVE_DEAL = (
+    update(deals)
+    .where(deals.c.code == bindparam("b_code"))
+    .values({name: bindparam("b_" + name) for name in DEAL_FIELDS})
+)
+_RESULT_FIELDS: Final = ("won", "score", "cards_left", "moves", "feats", "at")
+_INSERT_RESULT = insert(results).values(
+    {
+        name: bindparam("b_" + name)
+        for name in ("game_id", "game_seq", "player", "code", "rules", *_RESULT_FIELDS)
+    }
+)
+_UPDATE_RESULT = (
+    update(results)
+    .where(results.c.game_id == bindparam("b_game_id"))
+    .values({name: bindparam("b_" + name) for name in _RESULT_FIELDS})
+)
+
+
 class SqlStore(GameStore):
     """The store on SQLite or PostgreSQL. Thread-safe; several processes may share one database."""
 
@@ -220,6 +313,13 @@ class SqlStore(GameStore):
             self.url = self.url.difference_update_query(["synchronous"])
         self._clock = clock
         self.dialect = self.url.get_backend_name()
+        # Commits do not sync the log themselves when a sync thread does it after them (see
+        # app/store/logsync.py): FULL's durability without holding the write lock, or the
+        # event loop, across a sync.
+        self._log: LogSync | None = None
+        self._commit_synchronous = self.synchronous
+        if self.dialect == "sqlite" and self.synchronous in ("FULL", "EXTRA"):
+            self._commit_synchronous = "NORMAL"
         self._engine = self._make_engine()
         self._write_engine = self._engine.execution_options(tripeaks_write=True)
         self._read_engine = (
@@ -227,13 +327,22 @@ class SqlStore(GameStore):
             if self.dialect == "postgresql"
             else self._engine
         )
+        self._new_player = self._insert_ignore(
+            players, id=bindparam("b_id"), created=bindparam("b_created"), updated=bindparam("b_updated")
+        )
+        self._new_deal = self._insert_ignore(
+            deals, code=bindparam("b_code"), wins=literal_column("0"), finished=literal_column("0")
+        )
         self._games_seen: OrderedDict[str, StoredGame] = OrderedDict()
         self._games_seen_lock = threading.Lock()
-        self._sqlite_sql: dict[Any, str] = {}
+        self._sqlite_sql: dict[Any, tuple[str, dict[str, Any]]] = {}
         self._queue: list[_Pending] = []
         self._queue_lock = threading.Lock()
         self._commit_lock = threading.Lock()
         self._writer: Connection | None = None
+        self._loop_writer: sqlite3.Connection | None = None
+        self._loop_writer_generation = -1
+        self._loop_writer_lock = threading.Lock()
         self._readers: list[Connection] = []
         self._readers_lock = threading.Lock()
         self._readers_generation = 0
@@ -254,10 +363,11 @@ class SqlStore(GameStore):
         self._stop = threading.Event()
         self._checkpointer: threading.Thread | None = None
         self._writes_waiting = threading.Event()
-        self._next_tail_checkpoint = time.monotonic() + SQLITE_CHECKPOINT_EVERY_S
         self._committer: threading.Thread | None = None
         self.local_reads = self.dialect == "sqlite"
         if self.dialect == "sqlite":
+            if self._commit_synchronous != self.synchronous:
+                self._log = LogSync(self._sqlite_path(), on_error=self._sync_failed)
             self._checkpointer = threading.Thread(
                 target=self._checkpoint_loop, name="tripeaks-sqlite-checkpoint", daemon=True
             )
@@ -267,21 +377,56 @@ class SqlStore(GameStore):
             )
             self._committer.start()
 
+    def _sqlite_path(self) -> Path:
+        return Path(str(self.url.database)).expanduser()
+
+    def _sync_failed(self, error: OSError) -> StoreUnavailable:
+        return StoreUnavailable(f"cannot sync the database's log to disk: {error}")
+
     def _checkpoint_loop(self) -> None:
-        """Copy the write-ahead log into the database file every second, off the request path.
+        """Every second, off the request path: :meth:`_checkpoint`."""
+        while not self._stop.wait(SQLITE_CHECKPOINT_EVERY_S):
+            self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        """Copy the write-ahead log into the database file, and start the log over when it has grown.
 
         A PASSIVE checkpoint never blocks readers or writers; what it cannot copy now is
-        copied next time.
+        copied next time. But under steady writing it never quite catches up, and SQLite
+        starts the log over from its beginning only after a checkpoint that copied all of it:
+        the log would grow and grow (17 MB after 6 s of writing, once), and every commit would
+        extend the file. So once the log is longer than ``SQLITE_RESTART_LOG_FRAMES``, a RESTART
+        checkpoint copies the rest, holding off writers for that moment (the event loop's
+        writes go to the commit thread meanwhile: it waits, the loop does not), and a write
+        here starts the log over at once. Starting over writes and syncs the log's header:
+        that sync happens in this thread, not in a request's commit on the event loop.
         """
-        path = str(self.url.database)
-        while not self._stop.wait(SQLITE_CHECKPOINT_EVERY_S):
-            # A connection of its own each time, never one from the pool: one opened while
-            # the file was read-only would stay read-only, and a writer might get it.
-            try:
-                with contextlib.closing(sqlite3.connect(path, timeout=1)) as db:
-                    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            except sqlite3.Error as error:  # read-only, disk full: try again later
-                log.debug("checkpoint skipped: %s", error)
+        # A connection of its own each time, never one from the pool: one opened while
+        # the file was read-only would stay read-only, and a writer might get it.
+        try:
+            with contextlib.closing(
+                sqlite3.connect(self._sqlite_path(), timeout=1, isolation_level=None)
+            ) as db:
+                db.execute(f"PRAGMA synchronous={self._commit_synchronous}")
+                busy, frames, copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                if frames < SQLITE_RESTART_LOG_FRAMES:
+                    return
+                if copied < frames:
+                    busy, frames, copied = db.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
+                if busy or copied < frames:
+                    return
+                # Any write now starts the log over: this one rewrites the header's
+                # user_version with its own value, which changes nothing.
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    (user_version,) = db.execute("PRAGMA user_version").fetchone()
+                    db.execute(f"PRAGMA user_version={int(user_version)}")
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+        except sqlite3.Error as error:  # busy, read-only, disk full: try again later
+            log.debug("checkpoint skipped: %s", error)
 
     # -- engine, transactions -------------------------------------------------------------
 
@@ -304,26 +449,7 @@ class SqlStore(GameStore):
 
         @event.listens_for(engine, "connect")
         def on_connect(dbapi_connection: Any, _record: Any) -> None:
-            # Let SQLAlchemy, not the sqlite3 module, say when transactions begin.
-            dbapi_connection.isolation_level = None
-            cursor = dbapi_connection.cursor()
-            cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
-            cursor.execute(f"PRAGMA synchronous={self.synchronous}")
-            # Checkpoints run in a thread of their own (see _checkpoint_loop), not in the
-            # commit that happens to cross SQLite's threshold: that commit would wait for the
-            # database file's sync. A large threshold stays as a backstop.
-            cursor.execute(f"PRAGMA wal_autocheckpoint={SQLITE_BACKSTOP_CHECKPOINT_PAGES}")
-            # WAL is a property of the file, set once. Switching to it needs the database to
-            # itself, and SQLite reports "locked" at once rather than wait: retry a while.
-            deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_S
-            while cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-                try:
-                    cursor.execute("PRAGMA journal_mode=WAL")
-                except sqlite3.OperationalError:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.01)
-            cursor.close()
+            self._prepare_sqlite(dbapi_connection, SQLITE_BUSY_TIMEOUT_S)
 
         @event.listens_for(engine, "begin")
         def on_begin(conn: Connection) -> None:
@@ -335,6 +461,30 @@ class SqlStore(GameStore):
 
         return engine
 
+    def _prepare_sqlite(self, connection: sqlite3.Connection, busy_timeout_s: float) -> None:
+        """The settings of every connection to the SQLite file."""
+        # Let SQLAlchemy (or the store's own BEGIN), not the sqlite3 module, say when
+        # transactions begin.
+        connection.isolation_level = None
+        cursor = connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
+        cursor.execute(f"PRAGMA synchronous={self._commit_synchronous}")
+        # Checkpoints run in a thread of their own (see _checkpoint_loop), not in the
+        # commit that happens to cross SQLite's threshold: that commit would wait for the
+        # database file's sync. A large threshold stays as a backstop.
+        cursor.execute(f"PRAGMA wal_autocheckpoint={SQLITE_BACKSTOP_CHECKPOINT_PAGES}")
+        # WAL is a property of the file, set once. Switching to it needs the database to
+        # itself, and SQLite reports "locked" at once rather than wait: retry a while.
+        deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_S
+        while cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            try:
+                cursor.execute("PRAGMA journal_mode=WAL")
+            except sqlite3.OperationalError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+        cursor.close()
+
     def close(self) -> None:
         self._stop.set()
         self._writes_waiting.set()
@@ -343,6 +493,9 @@ class SqlStore(GameStore):
                 thread.join(timeout=5)
         with self._commit_lock:
             self._drop_writer()
+        self._drop_loop_writer()
+        if self._log is not None:
+            self._log.close()
         with self._readers_lock:
             readers, self._readers, self._closed = self._readers, [], True
         for conn in readers:
@@ -438,6 +591,7 @@ class SqlStore(GameStore):
             self._readers_generation += 1
         for conn in readers:
             conn.close()
+        self._drop_loop_writer()
         self._engine.dispose()
 
     def _group_commit(self, job: Callable[[Connection], Any]) -> Any:
@@ -457,27 +611,6 @@ class SqlStore(GameStore):
             batch, self._queue = self._queue, []
         if batch:
             self._run_batch(batch)
-            if time.monotonic() >= self._next_tail_checkpoint:
-                self._checkpoint_tail()
-
-    def _checkpoint_tail(self) -> None:
-        """Copy the rest of the log into the database file, between two batches.
-
-        The checkpoint thread copies the bulk of the log while writes go on, but under steady
-        writing it never quite catches up, and SQLite starts the log over from its beginning
-        only after a checkpoint that copied all of it: the log would grow and grow, and every
-        commit would extend the file (a slower sync). Here, between batches (the caller holds
-        the commit lock: no write of this process is under way), the little that is left is
-        copied, so the next transaction starts the log over.
-        """
-        self._next_tail_checkpoint = time.monotonic() + SQLITE_CHECKPOINT_EVERY_S
-        writer = self._writer
-        if writer is None or self.dialect != "sqlite":
-            return
-        try:
-            writer.connection.driver_connection.execute("PRAGMA wal_checkpoint(PASSIVE)")  # type: ignore[union-attr]
-        except sqlite3.Error as error:  # busy, read-only: the next one will do
-            log.debug("checkpoint skipped: %s", error)
 
     def _commit_loop(self) -> None:
         """The writes that coroutines await (:meth:`_awrite`), group-committed by this thread.
@@ -498,8 +631,11 @@ class SqlStore(GameStore):
 
         A job either raises :class:`VersionConflict` before it writes anything (that
         job alone fails) or succeeds; if a job fails any other way, the transaction
-        is rolled back and each job of the batch is made again on its own.
+        is rolled back and each job of the batch is made again on its own. The writers
+        go on once the commit is on disk: this thread syncs the log after the commit (the
+        database's write lock is free again by then), unless SQLite synced it in the commit.
         """
+        committed = True
         try:
             if self._writer is None:  # one connection for all writes, kept while it works
                 self._writer = self._write_engine.connect()
@@ -524,13 +660,20 @@ class SqlStore(GameStore):
                 except Exception as error:
                     pending.error = error
         except Exception as error:  # no write of the batch happened
+            committed = False
             for pending in batch:
                 pending.error, pending.value = error, None
             self._drop_writer()
         finally:
+            synced: BaseException | None = None
+            if committed and self._log is not None:
+                try:
+                    self._log.sync()
+                except StoreUnavailable as error:
+                    synced = error
             for pending in batch:
                 pending.done = True
-            _settle(batch)
+            _settle(batch, synced)
 
     def _drop_writer(self) -> None:
         writer, self._writer = self._writer, None
@@ -564,29 +707,37 @@ class SqlStore(GameStore):
         self._remember(stored)
         return stored
 
-    def _execute(self, conn: Connection, statement: Any, params: dict[str, Any]) -> Any:
+    def _execute(self, conn: Db, statement: Any, params: dict[str, Any]) -> Any:
         """Run one of the statements of every move; what it returns has ``fetchone`` and ``rowcount``.
 
         On SQLite it goes straight to the driver, compiled once: SQLAlchemy's own execute
         costs several times the query itself (about 60 µs against 10 µs for a game's row).
+        ``conn`` is a SQLAlchemy connection, or on SQLite the event loop's own writer.
         """
-        if self.dialect != "sqlite":
+        if isinstance(conn, sqlite3.Connection):
+            driver = conn
+        elif self.dialect != "sqlite":
             return conn.execute(statement, params)
-        sql = self._sqlite_sql.get(statement)
-        if sql is None:
-            sql = self._sqlite_sql[statement] = str(
-                statement.compile(dialect=sqlite_dialect.dialect(paramstyle="named"))
-            )
-        return conn.connection.driver_connection.execute(sql, params)  # type: ignore[union-attr]
+        else:
+            driver = conn.connection.driver_connection  # type: ignore[assignment]
+        compiled = self._sqlite_sql.get(statement)
+        if compiled is None:
+            done = statement.compile(dialect=sqlite_dialect.dialect(paramstyle="named"))
+            # Values the statement carries itself (a LIMIT, say), under names SQLAlchemy chose.
+            own = {name: value for name, value in done.params.items() if not name.startswith("b_")}
+            compiled = self._sqlite_sql[statement] = (str(done), own)
+        sql, own = compiled
+        return driver.execute(sql, {**own, **params} if own else params)
 
     @staticmethod
     def _columns(game: Game) -> dict[str, Any]:
+        """The game's columns, as the statements' parameters (``b_state``, ``b_status``, …)."""
         return {
-            "state": json.dumps(game.to_dict(), separators=(",", ":")),
-            "status": game.status.value,
-            "moves": game.moves,
-            "score": game.score,
-            "cards_left": game.cards_left(),
+            "b_state": _COMPACT_JSON.encode(game.to_dict()),
+            "b_status": game.status.value,
+            "b_moves": game.moves,
+            "b_score": game.score,
+            "b_cards_left": game.cards_left(),
         }
 
     def create(self, game: Game, owner: str | None) -> StoredGame:
@@ -595,17 +746,9 @@ class SqlStore(GameStore):
 
         def job(conn: Connection) -> None:
             now = self._clock()
-            conn.execute(
-                insert(games).values(
-                    id=game_id,
-                    owner=owner,
-                    code=game.code_text(),
-                    version=1,
-                    created=now,
-                    updated=now,
-                    **values,
-                )
-            )
+            row: dict[str, Any] = {"b_id": game_id, "b_owner": owner, "b_code": game.code_text()}
+            row.update(values, b_version=1, b_created=now, b_updated=now)
+            self._execute(conn, _NEW_GAME, row)
             if owner is not None:
                 self._make_current(conn, owner, game_id, now)
                 self._bound(conn, owner, game_id)
@@ -621,9 +764,7 @@ class SqlStore(GameStore):
         """
         if self.max_games_per_player <= 0:
             return
-        count = conn.execute(
-            select(func.count()).select_from(games).where(games.c.owner == owner)
-        ).scalar_one()
+        (count,) = self._execute(conn, _COUNT_GAMES, {"b_owner": owner}).fetchone()
         excess = count - self.max_games_per_player
         if excess <= 0:
             return
@@ -672,7 +813,7 @@ class SqlStore(GameStore):
         return {"b_updated": now, "b_touch_before": now - GAME_TOUCH_EVERY_S}
 
     def save(self, stored: StoredGame, game: Game) -> StoredGame:
-        values = {"b_" + key: value for key, value in self._columns(game).items()}
+        values = self._columns(game)
         values.update(b_id=stored.id, b_version=stored.version, b_new_version=stored.version + 1)
         status = game.status
 
@@ -686,10 +827,13 @@ class SqlStore(GameStore):
         self._write(job)
         return self._saved(stored, game)
 
-    def _saved(self, stored: StoredGame, game: Game) -> StoredGame:
+    def _saved(self, stored: StoredGame, game: Game, *, ours: bool = False) -> StoredGame:
+        """The saved game, remembered. ``ours``: ``game`` is the store's own copy (an update's),
+        so it is returned as it is; a caller's game is copied, so that changing it later
+        changes nothing here."""
         saved = StoredGame(stored.id, stored.owner, game, stored.version + 1)
         self._remember(saved)
-        return StoredGame(stored.id, stored.owner, game.copy(), stored.version + 1)
+        return saved if ours else StoredGame(stored.id, stored.owner, game.copy(), stored.version + 1)
 
     def update(
         self, game_id: str, change: Callable[[Game], T], *, owned_by: str | None = None
@@ -700,29 +844,117 @@ class SqlStore(GameStore):
     async def aupdate(
         self, game_id: str, change: Callable[[Game], T], *, owned_by: str | None = None
     ) -> tuple[StoredGame, T] | None:
-        """On SQLite the whole step (read, change, write) is made by the commit thread, on the
-        writing connection: the event loop makes no database call at all."""
+        """On SQLite the whole step (read the row, check whose game it is, change, write, commit)
+        is made right here on the event loop, on a connection of its own: tens of
+        microseconds, as the commit does not sync. Then the sync of the log is awaited (see
+        :mod:`app.store.logsync`). When SQLite's write lock is taken just then (by another
+        process, a thread of this one, or the checkpoint thread starting the log over), the
+        coroutine sleeps a moment and tries again, up to the busy timeout: the event loop never
+        waits for the lock. A write that fails any other way is made again by the commit
+        thread, which says what went wrong."""
         if self.dialect != "sqlite":
             return await super().aupdate(game_id, change, owned_by=owned_by)
-        out = await self._awrite(self._update_job(game_id, change, owned_by))
+        job = self._update_job(game_id, change, owned_by)
+        try:
+            (out,) = await self._write_on_loop(job)
+        except sqlite3.Error:
+            out = await self._awrite(job)
+        else:
+            if isinstance(out, tuple) and self._log is not None:  # it wrote: wait for the disk
+                await self._log.synced()
         return self._updated(game_id, out)
+
+    async def _write_on_loop(self, job: Callable[[sqlite3.Connection], T]) -> tuple[T]:
+        """Make ``job`` in one transaction on the loop's writer, once SQLite's write lock is free.
+
+        While the lock is taken this sleeps and tries again (0.2 ms, then twice as long each
+        time up to 20 ms), up to the busy timeout, then raises :class:`StoreUnavailable`.
+        A ``sqlite3.Error`` means the write failed and nothing of it was written. The
+        commit is not synced yet when this returns.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SQLITE_BUSY_TIMEOUT_S
+        pause = SQLITE_LOOP_RETRY_FIRST_S
+        while True:
+            if self._stop.is_set():
+                raise StoreUnavailable("the store is closed")
+            made = self._try_on_loop(job)
+            if made is not None:
+                return made
+            if loop.time() + pause > deadline:
+                raise StoreUnavailable("the database is locked (another process is writing)")
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, SQLITE_LOOP_RETRY_MOST_S)
+
+    def _try_on_loop(self, job: Callable[[sqlite3.Connection], T]) -> tuple[T] | None:
+        """One try of :meth:`_write_on_loop`; ``None`` when the write lock is taken."""
+        if not self._loop_writer_lock.acquire(blocking=False):
+            return None  # another thread's event loop is writing with it this moment
+        try:
+            conn = self._loop_writer
+            if conn is None or self._loop_writer_generation != self._readers_generation:
+                conn = self._open_loop_writer()
+            try:
+                conn.execute("BEGIN IMMEDIATE")  # busy timeout 0: fails at once if taken
+            except sqlite3.OperationalError as error:
+                if getattr(error, "sqlite_errorcode", 0) & 0xFF == SQLITE_BUSY:
+                    return None
+                raise
+            try:
+                value = job(conn)
+                conn.execute("COMMIT")
+            except BaseException as error:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                if isinstance(error, sqlite3.Error):  # start afresh next time
+                    self._close_loop_writer()
+                raise
+            return (value,)
+        finally:
+            self._loop_writer_lock.release()
+
+    def _open_loop_writer(self) -> sqlite3.Connection:
+        """The event loop's own writing connection: it never waits for the write lock."""
+        self._close_loop_writer()
+        generation = self._readers_generation
+        conn = sqlite3.connect(
+            self._sqlite_path(), timeout=0, isolation_level=None, check_same_thread=False
+        )
+        try:
+            self._prepare_sqlite(conn, busy_timeout_s=0)
+        except BaseException:
+            conn.close()
+            raise
+        self._loop_writer, self._loop_writer_generation = conn, generation
+        return conn
+
+    def _close_loop_writer(self) -> None:
+        """Close the loop's writer (the caller holds its lock)."""
+        conn, self._loop_writer = self._loop_writer, None
+        if conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                conn.close()
+
+    def _drop_loop_writer(self) -> None:
+        with self._loop_writer_lock:
+            self._close_loop_writer()
 
     def _update_job(
         self, game_id: str, change: Callable[[Game], T], owned_by: str | None
-    ) -> Callable[[Connection], tuple[StoredGame, Game, T] | _Raised | None]:
-        def job(conn: Connection) -> tuple[StoredGame, Game, T] | _Raised | None:
+    ) -> Callable[[Db], tuple[StoredGame, Game, T] | _Raised | None]:
+        def job(conn: Db) -> tuple[StoredGame, Game, T] | _Raised | None:
             row = self._execute(conn, self._GET_FOR_UPDATE, {"b_id": game_id}).fetchone()
             if row is None:
                 return None
             stored = self._stored(row)
             if not owns(stored, owned_by):
                 return None
-            game = stored.game.copy()
+            game = stored.game  # a copy already (see _stored): changed in place
             try:
                 value = change(game)
             except Exception as error:  # nothing written: the rest of a batch goes on
                 return _Raised(error)
-            values = {"b_" + key: v for key, v in self._columns(game).items()}
+            values = self._columns(game)
             values.update(
                 b_id=game_id,
                 b_version=stored.version,
@@ -745,37 +977,25 @@ class SqlStore(GameStore):
         if isinstance(out, _Raised):
             raise out.error
         stored, game, value = out
-        return self._saved(stored, game), value
+        return self._saved(stored, game, ours=True), value
 
     def current(self, owner: str) -> StoredGame | None:
-        query = (
-            select(games.c.id, games.c.owner, games.c.state, games.c.version)
-            .join(players, players.c.current_game_id == games.c.id)
-            .where(players.c.id == owner)
-        )
-        row = self._read(lambda conn: conn.execute(query).first())
+        row = self._read(lambda conn: self._execute(conn, _CURRENT, {"b_owner": owner}).fetchone())
         return self._stored(row) if row is not None else None
 
     def find(self, owner: str, code: GameCode) -> StoredGame | None:
-        query = (
-            select(games.c.id, games.c.owner, games.c.state, games.c.version)
-            .where(games.c.owner == owner, games.c.code == code.text())
-            .order_by(games.c.seq.desc())
-            .limit(1)
-        )
-        row = self._read(lambda conn: conn.execute(query).first())
+        params = {"b_owner": owner, "b_code": code.text()}
+        row = self._read(lambda conn: self._execute(conn, _FIND, params).fetchone())
         return self._stored(row) if row is not None else None
 
     def set_current(self, owner: str, game_id: str) -> None:
-        already = select(players.c.id).where(
-            players.c.id == owner, players.c.current_game_id == game_id
-        )
-        if self._read(lambda conn: conn.execute(already).first()) is not None:
+        params = {"b_owner": owner, "b_game": game_id}
+        if self._read(lambda conn: self._execute(conn, _IS_CURRENT, params).fetchone()) is not None:
             return  # the common case (a page view of the current game) writes nothing
 
         def job(conn: Connection) -> None:
-            found = conn.execute(select(games.c.owner).where(games.c.id == game_id)).first()
-            if found is not None and found.owner == owner:
+            found = self._execute(conn, _GAME_OWNER, {"b_id": game_id}).fetchone()
+            if found is not None and found[0] == owner:
                 self._make_current(conn, owner, game_id, self._clock())
 
         self._write(job)
@@ -786,20 +1006,14 @@ class SqlStore(GameStore):
 
     def _make_current(self, conn: Connection, owner: str, game_id: str, now: float) -> None:
         """Point the player at ``game_id``; the game they leave gets its result recorded."""
-        lock_player = (
-            select(players.c.current_game_id).where(players.c.id == owner).with_for_update()
-        )
+        player = {"b_id": owner, "b_created": now, "b_updated": now}
         while True:  # (cleanup may delete an idle player's row between the two statements)
-            conn.execute(self._insert_ignore(players, id=owner, created=now, updated=now))
-            found = conn.execute(lock_player).first()
+            self._execute(conn, self._new_player, player)
+            found = self._execute(conn, _PLAYER_TO_CHANGE, {"b_id": owner}).fetchone()
             if found is not None:
                 break
-        previous = found.current_game_id
-        conn.execute(
-            update(players)
-            .where(players.c.id == owner)
-            .values(current_game_id=game_id, updated=now)
-        )
+        (previous,) = found
+        self._execute(conn, _MAKE_CURRENT, {"b_id": owner, "b_game": game_id, "b_updated": now})
         if previous is not None and previous != game_id:
             self._record(conn, previous, None)
 
@@ -808,17 +1022,14 @@ class SqlStore(GameStore):
     def record_result(self, game_id: str) -> GameResult | None:
         return self._write(lambda conn: self._record(conn, game_id, None))
 
-    def _record(self, conn: Connection, game_id: str, game: Game | None) -> GameResult | None:
+    def _record(self, conn: Db, game_id: str, game: Game | None) -> GameResult | None:
         """Record (or improve) a game's result and its deal's record, in the caller's tx."""
-        row = conn.execute(
-            select(games.c.seq, games.c.owner, games.c.state)
-            .where(games.c.id == game_id)
-            .with_for_update()
-        ).first()
+        row = self._execute(conn, _GAME_TO_RECORD, {"b_id": game_id}).fetchone()
         if row is None:
             return None
+        seq, owner, state = row
         if game is None:
-            game = Game.from_dict(json.loads(row.state))
+            game = Game.from_dict(json.loads(state))
         outcome = game_outcome(game)
         if outcome is None:
             return None
@@ -828,68 +1039,54 @@ class SqlStore(GameStore):
             return None
         code = game.code_text()
         now = self._clock()
-        conn.execute(self._insert_ignore(deals, code=code, wins=0, finished=0))
-        deal_row = conn.execute(
-            select(*(deals.c[name] for name in DEAL_FIELDS))
-            .where(deals.c.code == code)
-            .with_for_update()
-        ).one()
-        deal = DealRow(code, **deal_row._asdict())
+        self._execute(conn, self._new_deal, {"b_code": code})
+        deal_row = self._execute(conn, _DEAL_TO_RECORD, {"b_code": code}).fetchone()
+        deal = DealRow(code, **dict(zip(DEAL_FIELDS, deal_row, strict=True)))
         feats = merge(
             deal,
             game_id=game_id,
-            player=row.owner,
+            player=owner,
             won=won,
             score=score,
             cards_left=cards_left,
             at=now,
             first_result=previous is None,
         )
-        conn.execute(
-            update(deals)
-            .where(deals.c.code == code)
-            .values({name: getattr(deal, name) for name in DEAL_FIELDS})
-        )
+        deal_values = {"b_" + name: getattr(deal, name) for name in DEAL_FIELDS}
+        self._execute(conn, _SAVE_DEAL, {"b_code": code, **deal_values})
         values = {
-            "won": won,
-            "score": score,
-            "cards_left": cards_left,
-            "moves": moves,
-            "feats": feats_text(feats),
-            "at": now,
+            "b_game_id": game_id,
+            "b_won": won,
+            "b_score": score,
+            "b_cards_left": cards_left,
+            "b_moves": moves,
+            "b_feats": feats_text(feats),
+            "b_at": now,
         }
         if previous is None:
-            conn.execute(
-                insert(results).values(
-                    game_id=game_id,
-                    game_seq=row.seq,
-                    player=row.owner,
-                    code=code,
-                    rules=game.rules.letter,
-                    **values,
-                )
-            )
+            values.update(b_game_seq=seq, b_player=owner, b_code=code, b_rules=game.rules.letter)
+            self._execute(conn, _INSERT_RESULT, values)
         else:
-            conn.execute(update(results).where(results.c.game_id == game_id).values(**values))
+            self._execute(conn, _UPDATE_RESULT, values)
         return GameResult(
-            game_id, row.owner, code, won, score, cards_left, moves, feats, epoch_to_datetime(now)
+            game_id, owner, code, won, score, cards_left, moves, feats, epoch_to_datetime(now)
         )
 
-    @staticmethod
-    def _result(conn: Connection, game_id: str) -> GameResult | None:
-        row = conn.execute(select(results).where(results.c.game_id == game_id)).first()
+    def _result(self, conn: Db, game_id: str) -> GameResult | None:
+        row = self._execute(conn, _RESULT, {"b_id": game_id}).fetchone()
         if row is None:
             return None
+        found_id, player, code, won, score, cards_left, moves, feats, at = row
         return GameResult(
-            row.game_id,
-            row.player,
-            row.code,
-            bool(row.won),
-            row.score,
-            row.cards_left,
-            row.moves,
-            feats_from_text(row.feats),
-            epoch_to_datetime(row.at),
+            found_id,
+            player,
+            code,
+            bool(won),
+            score,
+            cards_left,
+            moves,
+            feats_from_text(feats),
+            epoch_to_datetime(at),
         )
 
     def result(self, game_id: str) -> GameResult | None:
@@ -899,18 +1096,17 @@ class SqlStore(GameStore):
         text = code.text()
 
         def query(conn: Connection) -> DealRecord | None:
-            found = conn.execute(
-                select(*(deals.c[name] for name in DEAL_FIELDS)).where(deals.c.code == text)
-            ).first()
+            found = self._execute(conn, _DEAL, {"b_code": text}).fetchone()
             if found is None:
                 return None
-            row = DealRow(text, **found._asdict())
-            holders = {row.first_player, row.best_player, row.unfinished_player} - {None}
+            row = DealRow(text, **dict(zip(DEAL_FIELDS, found, strict=True)))
+            holders = (row.first_player, row.best_player, row.unfinished_player)
             names: dict[str, str | None] = {}
-            if holders:
-                found_names = conn.execute(
-                    select(players.c.id, players.c.display_name).where(players.c.id.in_(holders))
-                )
+            if any(holders):
+                first, best, unfinished = holders
+                found_names = self._execute(
+                    conn, _HOLDER_NAMES, {"b_first": first, "b_best": best, "b_unfinished": unfinished}
+                ).fetchall()
                 names = {player_id: name for player_id, name in found_names}
             return to_record(row, lambda player: names.get(player) if player is not None else None)
 

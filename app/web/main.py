@@ -19,7 +19,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from app.i18n import N_, current_locale
 from app.store.base import GameStore, StoreUnavailable
 from app.store.factory import open_store
-from app.web import api, language, pages, records
+from app.web import api, language, moves, pages, records
 from app.web.limits import BodySizeLimitMiddleware
 from app.web.players import PlayerCookieMiddleware
 from app.web.ratelimit import RateLimitMiddleware
@@ -84,6 +84,7 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
     )
     app.state.settings = settings
     app.state.pages = Pages(make_environment())
+    app.include_router(moves.router)  # first: the most frequent requests are matched soonest
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(records.router)

@@ -1,4 +1,4 @@
-"""The game page and the htmx actions on it.
+"""The game page and the htmx actions on it (the moves themselves are in :mod:`app.web.moves`).
 
 Every GET renders a whole page. Every action is a POST: an htmx request gets
 the blocks it swaps (the table, and out of band the score, the move counter, the
@@ -11,30 +11,26 @@ in full: ``/g/<code>`` shows the player's own game of that deal.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 from typing import Annotated, Any, Final, Literal
 
-from anyio import to_thread
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
+from markupsafe import escape
 
-from app.engine import CodeError, Game, GameCode, Refusal, RefusedAction, Rules, Status
+from app.engine import CodeError, Game, GameCode, Refusal, Rules, Status
 from app.i18n import N_, current_locale
 from app.store import GameStore, StoredGame, VersionConflict
 from app.web.deps import (
-    GameNotFound,
     PagesDep,
     PlayerDep,
     PlayersGameDep,
-    PlayersMove,
-    PlayersMoveDep,
     StoreDep,
-    load_players_game,
 )
+from app.web.players import read_cookies
 from app.web.records import announcement, record_line
 from app.web.render import Pages, is_htmx
 from app.web.solving import deal_outlook, hint_for, winnable_code
-from app.web.views import Event, Happened, turned_by_removal
+from app.web.views import Event, Happened
 
 router = APIRouter()
 
@@ -45,12 +41,28 @@ MAX_CODE_INPUT: Final = 500
 
 
 def error_help_on(request: Request) -> bool:
-    return request.cookies.get(ERROR_HELP_COOKIE) != "0"
+    return read_cookies(request.scope).get(ERROR_HELP_COOKIE) != "0"
 
 
 def share_url(request: Request, game: Game) -> str:
     """The absolute link that deals this game's code for whoever opens it."""
     return f"{request.base_url}g/{game.code_text()}"
+
+
+class ShareUrl:
+    """:func:`share_url` for a template, worked out only if the template writes it: the full
+    page does, a move's blocks do not (and the request's base URL takes a while to build)."""
+
+    __slots__ = ("_game", "_request")
+
+    def __init__(self, request: Request, game: Game) -> None:
+        self._request, self._game = request, game
+
+    def __str__(self) -> str:
+        return share_url(self._request, self._game)
+
+    def __html__(self) -> str:
+        return escape(str(self))
 
 
 def game_context(
@@ -80,7 +92,7 @@ def game_context(
         "tableau": pages.tableau(game, turned=turned, hint=hint),
         "event": event,
         "error_help": error_help_on(request),
-        "share_url": share_url(request, game),
+        "share_url": ShareUrl(request, game),
         "oob": oob,
         "rules": list(Rules),
         "chosen_rules": game.rules,
@@ -232,98 +244,6 @@ def toggle_error_help(request: Request, pages: PagesDep) -> Response:
 
 
 # -- actions -------------------------------------------------------------------------------
-
-
-async def agame_context(
-    request: Request, pages: Pages, store: GameStore, player: str, stored: StoredGame, **options: Any
-) -> dict[str, Any]:
-    """:func:`game_context` for a coroutine: made on the event loop unless it would wait there
-    (reading a database server for the deal's record or the game's result, or searching what
-    an ended deal allowed), then in a worker thread."""
-    ended = stored.game.status is not Status.PLAYING
-    reads = options.get("record", True) or ended
-    searches = options.get("outlook", True) and ended
-    if searches or (reads and not store.local_reads):
-        return await to_thread.run_sync(
-            lambda: game_context(request, pages, store, player, stored, **options)
-        )
-    return game_context(request, pages, store, player, stored, **options)
-
-
-async def act(
-    request: Request,
-    pages: Pages,
-    move: PlayersMove,
-    action: Callable[[Game], tuple[Event, frozenset[int]]],
-) -> Response:
-    """Apply one action to the player's game, save it, answer with the swapped blocks.
-
-    A coroutine: the store applies the action to the latest state and saves it as one step
-    (:meth:`GameStore.aupdate`; on SQLite its commit thread does, group-committing), and
-    the answer is rendered on the event loop. Two requests at once (a second tab, a
-    double click) are applied one after the other, each answered with its own result.
-    """
-    store, player = move.store, move.player
-    try:
-        updated = await store.aupdate(move.game_id, action, owned_by=player)
-    except RefusedAction as refused:
-        stored = (await load_players_game(move)).stored
-        event = Event(Happened.REFUSED, refusal=refused.refusal)
-        if not is_htmx(request):
-            context = await agame_context(request, pages, store, player, stored, event=event)
-            return pages.page(GAME_PAGE, context, status_code=409)
-        context = await agame_context(
-            request, pages, store, player, stored, event=event, oob=True, record=False
-        )
-        return pages.blocks(GAME_PAGE, ["status"], context, status_code=409)
-    if updated is None:
-        raise GameNotFound()
-    stored, (event, turned) = updated
-    if not is_htmx(request):
-        return RedirectResponse(page_url(stored.game), status_code=303)
-    # The deal's record changes only when a game ends.
-    ended = stored.game.status is not Status.PLAYING
-    context = await agame_context(
-        request, pages, store, player, stored,
-        event=event, turned=turned, oob=True, record=ended, outlook=False,
-    )
-    return pages.blocks(GAME_PAGE, (*ACTION_BLOCKS, "record") if ended else ACTION_BLOCKS, context)
-
-
-@router.post("/games/{game_id}/remove", name="remove")
-async def remove(
-    request: Request,
-    position: Annotated[int, Form(ge=0, le=27, description="A tableau position, 0 to 27")],
-    pages: PagesDep,
-    move: PlayersMoveDep,
-) -> Response:
-    def do(game: Game) -> tuple[Event, frozenset[int]]:
-        before = sum(game.peaks_cleared)
-        game.remove(position)
-        card = game.waste
-        event = Event(Happened.REMOVED, card=card, peak_cleared=sum(game.peaks_cleared) > before)
-        return event, turned_by_removal(game, position)
-
-    return await act(request, pages, move, do)
-
-
-@router.post("/games/{game_id}/draw", name="draw")
-async def draw(request: Request, pages: PagesDep, move: PlayersMoveDep) -> Response:
-    def do(game: Game) -> tuple[Event, frozenset[int]]:
-        game.draw()
-        return Event(Happened.DREW, card=game.waste), frozenset()
-
-    return await act(request, pages, move, do)
-
-
-@router.post("/games/{game_id}/undo", name="undo")
-async def undo(request: Request, pages: PagesDep, move: PlayersMoveDep) -> Response:
-    def do(game: Game) -> tuple[Event, frozenset[int]]:
-        card = game.waste
-        game.undo()
-        return Event(Happened.UNDID, card=card), frozenset()
-
-    return await act(request, pages, move, do)
 
 
 @router.post("/games/{game_id}/restart", name="restart")

@@ -14,6 +14,7 @@ routes set) is marked ``Secure``.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from http.cookies import SimpleCookie
 from typing import Final
 
@@ -25,7 +26,20 @@ PLAYER_COOKIE: Final = "tp_player"
 _MAX_AGE: Final = 400 * 24 * 3600
 
 
-def read_cookies(scope: Scope) -> dict[str, str]:
+def read_cookies(scope: Scope) -> Mapping[str, str]:
+    """The request's cookies, read once a request (the language, the player and the error help
+    switch all want them) and kept in the scope's state."""
+    state = scope.setdefault("state", {})
+    cookies: Mapping[str, str] | None = state.get(_COOKIES)
+    if cookies is None:
+        cookies = state[_COOKIES] = _parse_cookies(scope)
+    return cookies
+
+
+_COOKIES: Final = "tripeaks_cookies"
+
+
+def _parse_cookies(scope: Scope) -> Mapping[str, str]:
     for name, value in scope.get("headers", ()):
         if name == b"cookie":
             jar: SimpleCookie = SimpleCookie()

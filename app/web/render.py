@@ -15,17 +15,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
-from functools import cache, lru_cache
+from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
 import jinja2
+from jinja2.runtime import new_context
 from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
-from app.engine import Card, Game
+from app.engine import DECK, Card, Game
 from app.engine.layout import exposed_mask
 from app.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, current_locale
 from app.web.views import TABLEAU_ORDER, Slot
@@ -60,7 +61,9 @@ def make_environment() -> jinja2.Environment:
     """The Jinja2 environment of every page: autoescaped, with the i18n extension."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
-        autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
+        # Every template escapes: the locale's gettext callables mark their messages safe and
+        # escape what is formatted into them (app.i18n.locale._newstyle) on that basis.
+        autoescape=True,
         extensions=["jinja2.ext.i18n"],
         trim_blocks=True,
         lstrip_blocks=True,
@@ -80,22 +83,39 @@ def localized(context: Mapping[str, Any]) -> dict[str, Any]:
     return {**current_locale().template_context, **context}
 
 
-def _memoized_slot(env: jinja2.Environment) -> Callable[..., str]:
+class _Slots:
     """One tableau position's HTML from ``_slot.html``, kept per distinct shape and language.
 
     The table repeats the same few shapes of each position over and over (removed, face
     down, face up, just turned, hinted); each is rendered once per language, then reused.
+    A shape is looked up by one number (position, card, and the three flags packed): 28
+    look-ups a move, where hashing a card, or a tuple of them, is a Python call each time.
     """
-    macro = env.get_template("_slot.html").module.slot_html  # type: ignore[attr-defined]
 
-    @lru_cache(maxsize=8192)
-    def slot(
-        position: int, card: Card | None, removed: bool, turned: bool, hinted: bool, words: Locale
+    MOST: Final = 20_000
+    """Shapes kept per language at most (28 positions, 53 faces and 8 sets of flags can occur)."""
+
+    def __init__(self, env: jinja2.Environment) -> None:
+        self._macro = env.get_template("_slot.html").module.slot_html  # type: ignore[attr-defined]
+        self._kept: dict[Locale, dict[int, str]] = {}
+
+    def html(
+        self, position: int, card_index: int, removed: bool, turned: bool, hinted: bool, words: Locale
     ) -> str:
-        view = Slot(position, card, card is not None, removed, turned, hinted)
-        return str(macro(view, words.card_words(card) if card else "", words.hidden_card)).strip()
-
-    return slot
+        """``card_index``: the face-up card's place in the deck, -1 for a face-down card."""
+        key = position << 10 | (card_index + 1) << 3 | removed << 2 | turned << 1 | hinted
+        kept = self._kept.get(words)
+        if kept is None:
+            kept = self._kept[words] = {}
+        found = kept.get(key)
+        if found is None:
+            card = DECK[card_index] if card_index >= 0 else None
+            view = Slot(position, card, card is not None, removed, turned, hinted)
+            found = str(self._macro(view, words.card_words(card) if card else "", words.hidden_card))
+            if len(kept) >= self.MOST:
+                kept.clear()
+            found = kept[key] = found.strip()
+        return found
 
 
 def is_htmx(request: Request) -> bool:
@@ -107,7 +127,8 @@ class Pages:
 
     def __init__(self, env: jinja2.Environment) -> None:
         self.env = env
-        self._slot = _memoized_slot(env)
+        self._slot = _Slots(env).html
+        self._globals: dict[str, dict[str, Any]] = {}
 
     def load_all(self) -> None:
         """Compile every template now rather than on its first request."""
@@ -132,7 +153,7 @@ class Pages:
                 [
                     slot(
                         p,
-                        cards[p] if exposed >> p & 1 else None,
+                        cards[p].index if exposed >> p & 1 else -1,
                         bool(removed >> p & 1),
                         p in turned,
                         p == hint,
@@ -164,7 +185,15 @@ class Pages:
         headers: Mapping[str, str] | None = None,
     ) -> HTMLResponse:
         template = self.env.get_template(name)
-        shared = template.new_context(localized(context))
+        # Jinja's Template.new_context copies the template's globals (a ChainMap over the
+        # environment's) into a dict, and again into a set, at every call: about a tenth of
+        # a move's rendering. They never change once the app runs, so they are copied once.
+        names = self._globals.get(name)
+        if names is None:
+            names = self._globals[name] = dict(template.globals)
+        shared = new_context(
+            self.env, template.name, template.blocks, {**names, **localized(context)}, shared=True
+        )
         try:
             html = "".join([self.env.concat(template.blocks[block](shared)) for block in block_names])
         except Exception:

@@ -103,3 +103,13 @@ def running_server(database_url: str, data_dir: Path, *, port: int | None = None
         yield server
     finally:
         server.stop()
+
+
+def draw(game: Game) -> None:
+    """A change for ``update``/``aupdate``: draw a card."""
+    game.draw()
+
+
+def draw_or_undo(game: Game) -> None:
+    """A change that is always allowed until the stock is empty and nothing is left to undo."""
+    game.draw() if game.can_draw() else game.undo()

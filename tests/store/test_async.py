@@ -1,23 +1,21 @@
-"""The store's coroutine methods (``aget``, ``aupdate``, ``aread``) on every backend,
-and how the SQLite store commits what coroutines await: in its commit thread, in batches,
-without holding up the event loop."""
+"""The store's coroutine methods (``aget``, ``aupdate``, ``aread``) on every backend.
+How the SQLite store makes and syncs the writes coroutines await is in test_sqlite_writes.py."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
 
 from app.engine import Game, GameCode, RefusedAction
-from app.store import sql
 from app.store.base import GameStore, StoredGame, StoreUnavailable
-from app.store.sql import SqlStore, _Pending
+from app.store.sql import SqlStore
 from tests.store.conftest import BACKENDS
-from tests.store.helpers import run
+from tests.store.helpers import draw, run
 
 CODE = GameCode.parse("TP1-E-AAAAAAB")
 T = TypeVar("T")
@@ -28,14 +26,6 @@ def sqlite_store(tmp_path: Path) -> Iterator[SqlStore]:
     store = SqlStore(f"sqlite:///{tmp_path}/t.db")
     yield store
     store.close()
-
-
-def draw(game: Game) -> None:
-    game.draw()
-
-
-def draw_or_undo(game: Game) -> None:
-    game.draw() if game.can_draw() else game.undo()
 
 
 @pytest.mark.parametrize("database_url", BACKENDS, indirect=True)
@@ -102,82 +92,17 @@ def test_many_coroutines_save_at_once_and_nothing_is_lost(store: GameStore) -> N
         assert store.get(final.id) == final
 
 
-def test_sqlite_group_commits_what_coroutines_await(sqlite_store: SqlStore) -> None:
-    """Writes awaited together are made in shared transactions (fewer syncs to disk than
-    writes), and a thread writing for itself meanwhile shares the same queue."""
-    store = sqlite_store
-    batches: list[int] = []
-    run_batch = store._run_batch
-
-    def counted(batch: Sequence[_Pending]) -> None:
-        batches.append(len(batch))
-        run_batch(batch)
-
-    store._run_batch = counted  # type: ignore[method-assign]
-    games = [store.create(Game(CODE), f"player-{i:03d}-xxxxxxxxxxxxxxx") for i in range(40)]
-    by_thread = store.create(Game(CODE), None)
-    batches.clear()
-    thread_saves: list[StoredGame] = []
-
-    def thread_player() -> None:
-        current = by_thread
-        for _ in range(10):
-            game = current.game.copy()
-            game.draw()
-            current = store.save(current, game)
-        thread_saves.append(current)
-
-    async def everyone() -> list[StoredGame]:
-        worker = threading.Thread(target=thread_player)
-        worker.start()
-        updated = await asyncio.gather(*(store.aupdate(g.id, draw) for g in games))
-        await asyncio.to_thread(worker.join)
-        return [u[0] for u in updated if u is not None]
-
-    saved = run(everyone())
-    assert [s.version for s in saved] == [2] * 40
-    assert thread_saves and store.get(by_thread.id) == thread_saves[0]
-    assert sum(batches) == 40 + 10
-    assert len(batches) < 40, f"no batching: {batches}"
-
-
-def test_sqlite_awaits_its_commit_without_holding_up_the_loop(sqlite_store: SqlStore) -> None:
-    store = sqlite_store
-    stored = store.create(Game(CODE), None)
-    release = threading.Event()
-    holding = threading.Event()
-
-    def hold_the_commit_lock() -> None:  # as a long commit would
-        with store._commit_lock:
-            holding.set()
-            release.wait(10)
-
-    async def scenario() -> tuple[int, bool, tuple[StoredGame, None] | None]:
-        holder = threading.Thread(target=hold_the_commit_lock)
-        holder.start()
-        await asyncio.to_thread(holding.wait, 10)
-        save = asyncio.ensure_future(store.aupdate(stored.id, draw))
-        ticks = 0
-        for _ in range(50):  # the loop keeps running other work meanwhile
-            await asyncio.sleep(0.002)
-            ticks += 1
-        waiting = not save.done()
-        release.set()
-        saved = await save
-        await asyncio.to_thread(holder.join)
-        return ticks, waiting, saved
-
-    ticks, waiting, saved = run(scenario())
-    assert ticks == 50 and waiting
-    assert saved is not None and saved[0].version == 2 and store.get(stored.id) == saved[0]
-
-
-def test_sqlite_commit_thread_stops_with_the_store(tmp_path: Path) -> None:
+def test_sqlite_threads_and_the_sync_helper_stop_with_the_store(tmp_path: Path) -> None:
     store = SqlStore(f"sqlite:///{tmp_path}/t.db")
     stored = store.create(Game(CODE), None)
+    assert run(store.aupdate(stored.id, draw)) is not None
+    assert store._log is not None
+    helper = store._log._helper
+    assert helper is not None and helper.poll() is None
     assert store._committer is not None and store._committer.is_alive()
     store.close()
     assert not store._committer.is_alive()
+    assert helper.poll() is not None  # the log sync helper ended with its pipe
     with pytest.raises(StoreUnavailable):
         run(store.aupdate(stored.id, draw))
 
@@ -190,40 +115,6 @@ def test_aread_reads_on_the_loop_only_when_reads_are_local(store: GameStore) -> 
 
     assert run(where()) is store.local_reads
     assert store.local_reads is (not isinstance(store, SqlStore) or store.dialect == "sqlite")
-
-
-def test_sqlite_log_starts_over_although_writes_never_pause(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The commit thread copies the tail of the write-ahead log between two batches, so the
-    next transaction starts the log over: under steady writing the log does not grow for ever
-    (the checkpoint thread alone never quite catches up with it)."""
-    monkeypatch.setattr(sql, "SQLITE_CHECKPOINT_EVERY_S", 3600.0)  # neither runs by itself
-    path = tmp_path / "t.db"
-    store = SqlStore(f"sqlite:///{path}")
-
-    def log_restarts() -> int:
-        """The log's checkpoint sequence number: its header counts each time it starts over
-        (https://www.sqlite.org/fileformat2.html#walformat)."""
-        header = path.with_name(path.name + "-wal").read_bytes()[:32]
-        return int.from_bytes(header[12:16], "big")
-
-    try:
-        game_id = store.create(Game(CODE), None).id
-
-        async def play(moves: int) -> None:
-            for _ in range(moves):
-                await store.aupdate(game_id, draw_or_undo)
-
-        run(play(100))
-        before = log_restarts()
-        run(play(10))
-        assert log_restarts() == before  # no checkpoint ran: the log only grew
-        store._next_tail_checkpoint = 0.0  # due now: after the next batch
-        run(play(2))  # the tail is copied after the first; the second starts over
-        assert log_restarts() > before
-    finally:
-        store.close()
 
 
 def test_sqlite_aupdate_applies_on_top_of_what_another_process_saved(tmp_path: Path) -> None:

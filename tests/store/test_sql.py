@@ -49,20 +49,6 @@ def test_factory(tmp_path: Path) -> None:
         store.close()
 
 
-def test_sqlite_is_wal_and_synchronous_full(tmp_path: Path) -> None:
-    path = tmp_path / "data" / "tripeaks.db"
-    store = SqlStore(f"sqlite:///{path}")
-    try:
-        store.create(Game(CODE), ALICE)
-        with sqlite3.connect(path) as raw:
-            assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        with store._engine.connect() as conn:
-            assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
-            assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 10_000
-    finally:
-        store.close()
-
-
 def test_stored_game_is_small(tmp_path: Path) -> None:
     store = SqlStore(f"sqlite:///{tmp_path}/t.db")
     try:
@@ -213,7 +199,7 @@ def test_group_commit_isolates_each_write(tmp_path: Path) -> None:
             holder: dict[str, object] = {}
 
             def job(conn: Connection) -> None:
-                values = {"b_" + k: v for k, v in store._columns(game).items()}
+                values = store._columns(game)
                 values.update(
                     b_id=stored.id,  # type: ignore[attr-defined]
                     b_version=stored.version,  # type: ignore[attr-defined]

@@ -1,0 +1,122 @@
+"""The moves: remove, draw and undo, on the game page (htmx, or a plain form post).
+
+The app's most frequent requests, so they come first among the routes (Starlette tries
+the routes in order), take one dependency each (see :mod:`app.web.deps`), and are
+coroutines: the store applies the move and saves it as one step on the event loop
+(:meth:`~app.store.GameStore.aupdate`), and the answer is rendered there too. An htmx
+request gets the table and, out of band, the score, the move counter, the undo button, the
+status line and the board in words (and the deal's record when the game ends); a plain
+form post gets a redirect to the page (``/g/<code>``), which renders in full.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from anyio import to_thread
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+
+from app.engine import Game, RefusedAction, Status
+from app.store import GameStore, StoredGame
+from app.web.deps import (
+    REMOVE_FORM,
+    GameNotFound,
+    PlayersMove,
+    PlayersMoveDep,
+    PlayersRemovalDep,
+    load_players_game,
+)
+from app.web.pages import ACTION_BLOCKS, GAME_PAGE, game_context, page_url
+from app.web.render import Pages, is_htmx
+from app.web.views import Event, Happened, turned_by_removal
+
+router = APIRouter()
+
+
+async def agame_context(
+    request: Request, pages: Pages, store: GameStore, player: str, stored: StoredGame, **options: Any
+) -> dict[str, Any]:
+    """:func:`game_context` for a coroutine: made on the event loop unless it would wait there
+    (reading a database server for the deal's record or the game's result, or searching what
+    an ended deal allowed), then in a worker thread."""
+    ended = stored.game.status is not Status.PLAYING
+    reads = options.get("record", True) or ended
+    searches = options.get("outlook", True) and ended
+    if searches or (reads and not store.local_reads):
+        return await to_thread.run_sync(
+            lambda: game_context(request, pages, store, player, stored, **options)
+        )
+    return game_context(request, pages, store, player, stored, **options)
+
+
+async def act(
+    request: Request, move: PlayersMove, action: Callable[[Game], tuple[Event, frozenset[int]]]
+) -> Response:
+    """Apply one action to the player's game, save it, answer with the swapped blocks.
+
+    A coroutine: the store applies the action to the latest state and saves it as one step
+    (:meth:`GameStore.aupdate`; on SQLite its commit thread does, group-committing), and
+    the answer is rendered on the event loop. Two requests at once (a second tab, a
+    double click) are applied one after the other, each answered with its own result.
+    """
+    store, pages, player = move.store, move.pages, move.player
+    try:
+        updated = await store.aupdate(move.game_id, action, owned_by=player)
+    except RefusedAction as refused:
+        stored = (await load_players_game(move)).stored
+        event = Event(Happened.REFUSED, refusal=refused.refusal)
+        if not is_htmx(request):
+            context = await agame_context(request, pages, store, player, stored, event=event)
+            return pages.page(GAME_PAGE, context, status_code=409)
+        context = await agame_context(
+            request, pages, store, player, stored, event=event, oob=True, record=False
+        )
+        return pages.blocks(GAME_PAGE, ["status"], context, status_code=409)
+    if updated is None:
+        raise GameNotFound()
+    stored, (event, turned) = updated
+    if not is_htmx(request):
+        return RedirectResponse(page_url(stored.game), status_code=303)
+    # The deal's record changes only when a game ends.
+    ended = stored.game.status is not Status.PLAYING
+    context = await agame_context(
+        request, pages, store, player, stored,
+        event=event, turned=turned, oob=True, record=ended, outlook=False,
+    )
+    return pages.blocks(GAME_PAGE, (*ACTION_BLOCKS, "record") if ended else ACTION_BLOCKS, context)
+
+
+@router.post("/games/{game_id}/remove", name="remove", openapi_extra=REMOVE_FORM)
+async def remove(request: Request, move: PlayersRemovalDep) -> Response:
+    """Remove the card at the posted ``position`` (a form field, 0 to 27) to the waste."""
+    position = move.position
+
+    def do(game: Game) -> tuple[Event, frozenset[int]]:
+        before = sum(game.peaks_cleared)
+        game.remove(position)
+        card = game.waste
+        event = Event(Happened.REMOVED, card=card, peak_cleared=sum(game.peaks_cleared) > before)
+        return event, turned_by_removal(game, position)
+
+    return await act(request, move, do)
+
+
+@router.post("/games/{game_id}/draw", name="draw")
+async def draw(request: Request, move: PlayersMoveDep) -> Response:
+    def do(game: Game) -> tuple[Event, frozenset[int]]:
+        game.draw()
+        return Event(Happened.DREW, card=game.waste), frozenset()
+
+    return await act(request, move, do)
+
+
+@router.post("/games/{game_id}/undo", name="undo")
+async def undo(request: Request, move: PlayersMoveDep) -> Response:
+    def do(game: Game) -> tuple[Event, frozenset[int]]:
+        card = game.waste
+        game.undo()
+        return Event(Happened.UNDID, card=card), frozenset()
+
+    return await act(request, move, do)
