@@ -41,6 +41,7 @@ from typing import Final
 HELPER: Final = r"""
 import os, sys
 path, fd, inode = sys.argv[1], None, None
+sync = getattr(os, "fdatasync", os.fsync)
 while os.read(0, 1):
     try:
         status = os.stat(path)
@@ -48,13 +49,16 @@ while os.read(0, 1):
             if fd is not None:
                 os.close(fd)
             fd, inode = os.open(path, os.O_RDONLY), (status.st_dev, status.st_ino)
-        os.fdatasync(fd)
+        sync(fd)
         os.write(1, b".")
     except OSError as error:
         os.write(1, b"!" + str(error).encode()[:200].replace(b"\n", b" ") + b"\n")
 """
 """The helper process: for each byte it reads, one ``fdatasync`` of the log, answered with
 ``.`` (or ``!`` and the error, on a line). It ends when the store closes its pipe, or dies."""
+
+HELPER_DEATHS: Final = 3
+"""A helper that dies this many times in a row before answering is not started again."""
 
 _sync_file: Final = getattr(os, "fdatasync", os.fsync)
 
@@ -81,6 +85,8 @@ class LogSync:
         """Committed while that sync was under way: waiting for the next one."""
         self._answer = b""
         self._tasks: set[asyncio.Task[None]] = set()
+        self._deaths = 0
+        """Helpers that died in a row without an answer; at HELPER_DEATHS, no more helpers."""
         self._closed = False
         self.syncs = 0
         """How many syncs the helper made (fewer than the commits under load)."""
@@ -123,7 +129,7 @@ class LogSync:
     def _attach(self, loop: asyncio.AbstractEventLoop) -> bool:
         """Make sure a helper runs and ``loop`` watches its answers; False when another loop
         (still open) has it, or there can be no helper for this loop. The caller holds the lock."""
-        if self._closed:
+        if self._closed or self._deaths >= HELPER_DEATHS:
             return False
         if self._loop is not loop:
             if self._loop is not None and not self._loop.is_closed():
@@ -144,7 +150,11 @@ class LogSync:
 
     def _restart(self, loop: asyncio.AbstractEventLoop) -> bool:
         """Start a helper (again) and watch it from ``loop``; False if none can be started."""
+        if self._helper is not None:
+            self._deaths += 1
         self._stop_helper()
+        if self._deaths >= HELPER_DEATHS:  # it dies as soon as it starts: syncs go to threads
+            return False
         try:
             self._helper = subprocess.Popen(
                 [sys.executable, "-I", "-S", "-c", HELPER, str(self.path)],
@@ -207,12 +217,14 @@ class LogSync:
                 data = b""
             if not data:  # the helper died during the sync: ask another one
                 loop = self._loop
+                self._deaths += 1
                 self._stop_helper()
                 self._loop = loop
                 self._ask()
                 return
             self._answer += data
             while self._answer:
+                self._deaths = 0
                 if self._answer[:1] == b".":
                     self._answer = self._answer[1:]
                     self.syncs += 1

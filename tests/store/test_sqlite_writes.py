@@ -247,6 +247,33 @@ def test_the_sync_helper_is_started_again_when_it_dies(
     assert moved is not None and moved[0].version == 4 and store.get(stored.id) == moved[0]
 
 
+def test_a_helper_that_cannot_run_is_given_up_and_threads_sync(
+    store: SqlStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(logsync, "HELPER", "import sys; sys.exit(3)")  # dies as it starts
+    synced_in_threads: list[int] = []
+
+    def sync_file(fd: int) -> None:
+        synced_in_threads.append(threading.get_ident())
+        os.fdatasync(fd)
+
+    monkeypatch.setattr(logsync, "_sync_file", sync_file)
+    stored = store.create(Game(CODE), None)
+    synced_in_threads.clear()
+
+    async def play() -> tuple[StoredGame, None] | None:
+        moved = None
+        for _ in range(5):
+            moved = await store.aupdate(stored.id, draw)
+        return moved
+
+    moved = run(play())
+    assert moved is not None and moved[0].version == 6
+    assert store._log is not None and store._log._deaths >= logsync.HELPER_DEATHS
+    assert store._log._helper is None  # not started again
+    assert len(synced_in_threads) >= 5  # every move's commit was synced, in worker threads
+
+
 def test_a_failed_sync_is_store_unavailable(store: SqlStore, monkeypatch: pytest.MonkeyPatch) -> None:
     stored = store.create(Game(CODE), None)
     monkeypatch.setattr(logsync, "HELPER", FAILING_HELPER)
