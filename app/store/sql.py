@@ -395,11 +395,13 @@ class SqlStore(GameStore):
         copied next time. But under steady writing it never quite catches up, and SQLite
         starts the log over from its beginning only after a checkpoint that copied all of it:
         the log would grow and grow (17 MB after 6 s of writing, once), and every commit would
-        extend the file. So once the log is longer than ``SQLITE_RESTART_LOG_FRAMES``, a RESTART
-        checkpoint copies the rest, holding off writers for that moment (the event loop's
-        writes go to the commit thread meanwhile: it waits, the loop does not), and a write
-        here starts the log over at once. Starting over writes and syncs the log's header:
-        that sync happens in this thread, not in a request's commit on the event loop.
+        extend the file. So once the log is longer than ``SQLITE_RESTART_LOG_FRAMES``, this
+        process's writers are held off for a moment (its commit lock, and the loop's writer,
+        whose moves sleep and retry meanwhile: the loop itself never waits), the little that
+        is left is copied, and a write here starts the log over. Starting over writes and syncs
+        the new log's header: in this thread, not in a move's commit on the event loop. (Held
+        off by SQLite's own lock instead, a waiting thread would sleep in SQLite's busy handler
+        for up to 25 ms at a time.)
         """
         # A connection of its own each time, never one from the pool: one opened while
         # the file was read-only would stay read-only, and a writer might get it.
@@ -408,23 +410,23 @@ class SqlStore(GameStore):
                 sqlite3.connect(self._sqlite_path(), timeout=1, isolation_level=None)
             ) as db:
                 db.execute(f"PRAGMA synchronous={self._commit_synchronous}")
-                busy, frames, copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                _, frames, _ = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
                 if frames < SQLITE_RESTART_LOG_FRAMES:
                     return
-                if copied < frames:
-                    busy, frames, copied = db.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
-                if busy or copied < frames:
-                    return
-                # Any write now starts the log over: this one rewrites the header's
-                # user_version with its own value, which changes nothing.
-                db.execute("BEGIN IMMEDIATE")
-                try:
-                    (user_version,) = db.execute("PRAGMA user_version").fetchone()
-                    db.execute(f"PRAGMA user_version={int(user_version)}")
-                    db.execute("COMMIT")
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
+                with self._commit_lock, self._loop_writer_lock:
+                    busy, frames, copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                    if busy or copied < frames:  # another process writes, or a reader holds on
+                        return
+                    # Any write now starts the log over: this one rewrites the header's
+                    # user_version with its own value, which changes nothing.
+                    db.execute("BEGIN IMMEDIATE")
+                    try:
+                        (user_version,) = db.execute("PRAGMA user_version").fetchone()
+                        db.execute(f"PRAGMA user_version={int(user_version)}")
+                        db.execute("COMMIT")
+                    except BaseException:
+                        db.execute("ROLLBACK")
+                        raise
         except sqlite3.Error as error:  # busy, read-only, disk full: try again later
             log.debug("checkpoint skipped: %s", error)
 
