@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import Final
 
 HELPER: Final = r"""
-import os, sys
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the server; this ends with its pipe
 path, fd, inode = sys.argv[1], None, None
 sync = getattr(os, "fdatasync", os.fsync)
 while os.read(0, 1):
@@ -55,7 +56,8 @@ while os.read(0, 1):
         os.write(1, b"!" + str(error).encode()[:200].replace(b"\n", b" ") + b"\n")
 """
 """The helper process: for each byte it reads, one ``fdatasync`` of the log, answered with
-``.`` (or ``!`` and the error, on a line). It ends when the store closes its pipe, or dies."""
+``.`` (or ``!`` and the error, on a line). It ends when the store closes its pipe, or the
+server dies (the pipe closes then too); it ignores Ctrl-C, which the terminal sends to both."""
 
 HELPER_DEATHS: Final = 3
 """A helper that dies this many times in a row before answering is not started again."""

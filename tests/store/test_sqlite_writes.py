@@ -247,6 +247,23 @@ def test_the_sync_helper_is_started_again_when_it_dies(
     assert moved is not None and moved[0].version == 4 and store.get(stored.id) == moved[0]
 
 
+def test_the_helper_ignores_ctrl_c_and_ends_with_the_store(tmp_path: Path) -> None:
+    """Ctrl-C in a terminal goes to the whole process group: the server shuts down (and closes
+    the store), and the helper must not die first or print a traceback of its own."""
+    store = SqlStore(f"sqlite:///{tmp_path}/t.db")
+    stored = store.create(Game(CODE), None)
+    assert run(store.aupdate(stored.id, draw)) is not None
+    assert store._log is not None and store._log._helper is not None
+    helper = store._log._helper
+    helper.send_signal(signal.SIGINT)
+    time.sleep(0.2)
+    assert helper.poll() is None
+    moved = run(store.aupdate(stored.id, draw))
+    assert moved is not None and moved[0].version == 3 and store._log._helper is helper
+    store.close()
+    assert helper.returncode == 0
+
+
 def test_a_helper_that_cannot_run_is_given_up_and_threads_sync(
     store: SqlStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
