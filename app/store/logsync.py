@@ -62,7 +62,7 @@ server dies (the pipe closes then too); it ignores Ctrl-C, which the terminal se
 HELPER_DEATHS: Final = 3
 """A helper that dies this many times in a row before answering is not started again."""
 
-_sync_file: Final = getattr(os, "fdatasync", os.fsync)
+_fdatasync: Final = getattr(os, "fdatasync", os.fsync)
 
 
 class LogSync:
@@ -98,18 +98,22 @@ class LogSync:
     def sync(self) -> None:
         """``fdatasync`` the log file in this thread; raises ``on_error``'s error if that fails."""
         try:
-            with self._file_lock:
-                status = os.stat(self.path)
-                inode = (status.st_dev, status.st_ino)
-                if self._fd is None or inode != self._inode:  # SQLite made the file anew
-                    if self._fd is not None:
-                        os.close(self._fd)
-                        self._fd = None
-                    self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-                    self._inode = inode
-                _sync_file(self._fd)
+            self._sync_file()
         except OSError as error:
             raise self._on_error(error) from error
+
+    def _sync_file(self) -> None:
+        """``fdatasync`` the log file (raises ``OSError``). The helper does the same, on its own."""
+        with self._file_lock:
+            status = os.stat(self.path)
+            inode = (status.st_dev, status.st_ino)
+            if self._fd is None or inode != self._inode:  # SQLite made the file anew
+                if self._fd is not None:
+                    os.close(self._fd)
+                    self._fd = None
+                self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+                self._inode = inode
+            _fdatasync(self._fd)
 
     # -- coroutines --------------------------------------------------------------------------
 
@@ -197,15 +201,11 @@ class LogSync:
 
     async def _sync_in_thread(self, waiting: list[asyncio.Future[None]]) -> None:
         try:
-            await asyncio.to_thread(self.sync)
-        except BaseException as error:  # handed to the writers
-            for future in waiting:
-                if not future.done():
-                    future.set_exception(error)
+            await asyncio.to_thread(self._sync_file)
+        except OSError as error:  # handed to the writers
+            self._settle(waiting, error)
         else:
-            for future in waiting:
-                if not future.done():
-                    future.set_result(None)
+            self._settle(waiting, None)
 
     def _on_answer(self) -> None:
         """On the loop: the helper answered; wake who waited for that sync, ask for the next."""
@@ -279,9 +279,9 @@ class LogSync:
         if waiting and loop is not None:
             error: OSError | None = None
             try:
-                self.sync()
-            except Exception as failed:  # handed to the writers
-                error = OSError(str(failed))
+                self._sync_file()
+            except OSError as failed:  # handed to the writers
+                error = failed
             with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
                 if loop.is_running():
                     loop.call_soon_threadsafe(self._settle, waiting, error)

@@ -6,22 +6,22 @@
 store opens (see :mod:`app.store.schema` and ``docs/store.md``).
 
 Durability: every write commits before the method returns, and a commit is on
-disk when it returns (SQLite: WAL with ``synchronous=FULL``; PostgreSQL: its
-default ``synchronous_commit=on``).
+disk when it returns (PostgreSQL: its default ``synchronous_commit=on``; SQLite: WAL,
+as durable as ``synchronous=FULL``: the commit itself does not sync, and the log is
+synced right after it, see :mod:`app.store.logsync`).
 
 Concurrency: :meth:`save` is ``UPDATE … WHERE id = ? AND version = ?``, so of two
 saves of one version exactly one wins and the other raises
-:class:`VersionConflict`. On SQLite the writes of one process are made one at a
-time and *group-committed*: the writes that queue up while a commit is being
-synced to disk are made together in the next transaction and synced once (a
-write that fails is made again on its own, so it does not undo the others).
-Every caller still returns only after the commit that holds its write. The
-writes that coroutines await (:meth:`SqlStore.aupdate`)
-are made by the store's commit thread, which wakes them on their event loop;
-a thread that writes for itself makes what is queued too. Several
-processes on one SQLite file take turns (``BEGIN IMMEDIATE`` and a busy
-timeout); for several machines, use PostgreSQL, where row locks order the
-writers.
+:class:`VersionConflict`. On SQLite, a move (:meth:`SqlStore.aupdate`) is made on the
+event loop, on a connection of the store's own that never waits for the write lock (the
+coroutine sleeps and retries instead). The writes of threads are *group-committed*: the
+writes that queue up while a batch is made and synced are made together in the next
+transaction and synced once (a write that fails is made again on its own, so it does not
+undo the others); the store's commit thread makes the moves that failed on the loop for
+another reason than the lock, and says what went wrong. Every caller returns only after
+the sync that covers its commit. Several processes on one SQLite file take turns
+(``BEGIN IMMEDIATE`` and a busy timeout); for several machines, use PostgreSQL, where
+row locks order the writers.
 """
 
 from __future__ import annotations
@@ -244,6 +244,26 @@ _MAKE_CURRENT = (
     .where(players.c.id == bindparam("b_id"))
     .values(current_game_id=bindparam("b_game"), updated=bindparam("b_updated"))
 )
+_GET = select(*_STORED_COLUMNS).where(games.c.id == bindparam("b_id"))
+_GET_FOR_UPDATE = _GET.with_for_update()
+_SAVE = (
+    update(games)
+    .where(games.c.id == bindparam("b_id"), games.c.version == bindparam("b_version"))
+    .values(
+        version=bindparam("b_new_version"),
+        state=bindparam("b_state"),
+        status=bindparam("b_status"),
+        moves=bindparam("b_moves"),
+        score=bindparam("b_score"),
+        cards_left=bindparam("b_cards_left"),
+        # When it was last played, to within GAME_TOUCH_EVERY_S (idle cleanup counts in
+        # days): most saves then leave the (updated) index alone, a page less to write.
+        updated=case(
+            (games.c.updated < bindparam("b_touch_before"), bindparam("b_updated")),
+            else_=games.c.updated,
+        ),
+    )
+)
 _GAME_TO_RECORD = (
     select(games.c.seq, games.c.owner, games.c.state)
     .where(games.c.id == bindparam("b_id"))
@@ -260,12 +280,8 @@ _RESULT = select(
     results.c.feats,
     results.c.at,
 ).where(results.c.game_id == bindparam("b_id"))
-_DEAL_TO_RECORD = (
-    select(*(deals.c[name] for name in DEAL_FIELDS))
-    .where(deals.c.code == bindparam("b_code"))
-    .with_for_update()
-)
 _DEAL = select(*(deals.c[name] for name in DEAL_FIELDS)).where(deals.c.code == bindparam("b_code"))
+_DEAL_TO_RECORD = _DEAL.with_for_update()
 _HOLDER_NAMES = select(players.c.id, players.c.display_name).where(
     players.c.id.in_([bindparam("b_first"), bindparam("b_best"), bindparam("b_unfinished")])
 )
@@ -313,8 +329,8 @@ class SqlStore(GameStore):
             self.url = self.url.difference_update_query(["synchronous"])
         self._clock = clock
         self.dialect = self.url.get_backend_name()
-        # Commits do not sync the log themselves when a sync thread does it after them (see
-        # app/store/logsync.py): FULL's durability without holding the write lock, or the
+        # Commits do not sync the log themselves: the store syncs it right after them (see
+        # app/store/logsync.py), FULL's durability without holding the write lock, or the
         # event loop, across a sync.
         self._log: LogSync | None = None
         self._commit_synchronous = self.synchronous
@@ -615,10 +631,10 @@ class SqlStore(GameStore):
             self._run_batch(batch)
 
     def _commit_loop(self) -> None:
-        """The writes that coroutines await (:meth:`_awrite`), group-committed by this thread.
-
-        A thread that writes for itself (:meth:`_group_commit`) makes whatever is queued
-        too, so the two kinds of writers share batches and the one connection.
+        """The writes queued for it (:meth:`_awrite`: a move that failed on the event loop for
+        another reason than the lock), group-committed by this thread. A thread that writes
+        for itself (:meth:`_group_commit`) makes whatever is queued too, so the two kinds of
+        writers share batches and the one connection.
         """
         while True:
             self._writes_waiting.wait()
@@ -781,34 +797,9 @@ class SqlStore(GameStore):
             self._record(conn, game_id, None)
             conn.execute(delete(games).where(games.c.id == game_id))
 
-    _GET = select(games.c.id, games.c.owner, games.c.state, games.c.version).where(
-        games.c.id == bindparam("b_id")
-    )
-
-    _GET_FOR_UPDATE = _GET.with_for_update()
-
     def get(self, game_id: str) -> StoredGame | None:
-        row = self._read(lambda conn: self._execute(conn, self._GET, {"b_id": game_id}).fetchone())
+        row = self._read(lambda conn: self._execute(conn, _GET, {"b_id": game_id}).fetchone())
         return self._stored(row) if row is not None else None
-
-    _SAVE = (
-        update(games)
-        .where(games.c.id == bindparam("b_id"), games.c.version == bindparam("b_version"))
-        .values(
-            version=bindparam("b_new_version"),
-            state=bindparam("b_state"),
-            status=bindparam("b_status"),
-            moves=bindparam("b_moves"),
-            score=bindparam("b_score"),
-            cards_left=bindparam("b_cards_left"),
-            # When it was last played, to within GAME_TOUCH_EVERY_S (idle cleanup counts in
-            # days): most saves then leave the (updated) index alone, a page less to write.
-            updated=case(
-                (games.c.updated < bindparam("b_touch_before"), bindparam("b_updated")),
-                else_=games.c.updated,
-            ),
-        )
-    )
 
     def _touch(self) -> dict[str, float]:
         now = self._clock()
@@ -821,7 +812,7 @@ class SqlStore(GameStore):
 
         def job(conn: Connection) -> None:
             values.update(self._touch())
-            if self._execute(conn, self._SAVE, values).rowcount != 1:
+            if self._execute(conn, _SAVE, values).rowcount != 1:
                 raise VersionConflict(stored.id)
             if status is not Status.PLAYING:
                 self._record(conn, stored.id, game)
@@ -945,7 +936,7 @@ class SqlStore(GameStore):
         self, game_id: str, change: Callable[[Game], T], owned_by: str | None
     ) -> Callable[[Db], tuple[StoredGame, Game, T] | _Raised | None]:
         def job(conn: Db) -> tuple[StoredGame, Game, T] | _Raised | None:
-            row = self._execute(conn, self._GET_FOR_UPDATE, {"b_id": game_id}).fetchone()
+            row = self._execute(conn, _GET_FOR_UPDATE, {"b_id": game_id}).fetchone()
             if row is None:
                 return None
             stored = self._stored(row)
@@ -963,7 +954,7 @@ class SqlStore(GameStore):
                 b_new_version=stored.version + 1,
                 **self._touch(),
             )
-            if self._execute(conn, self._SAVE, values).rowcount != 1:  # pragma: no cover - row locked
+            if self._execute(conn, _SAVE, values).rowcount != 1:  # pragma: no cover - row locked
                 raise VersionConflict(game_id)
             if game.status is not Status.PLAYING:
                 self._record(conn, game_id, game)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import jinja2
-from jinja2.runtime import new_context
+from jinja2.runtime import Context, new_context
 from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
@@ -172,7 +172,11 @@ class Pages:
         status_code: int = 200,
         headers: Mapping[str, str] | None = None,
     ) -> HTMLResponse:
-        html = self.env.get_template(name).render(localized(context))
+        template, shared = self._context(name, context)
+        try:
+            html = self.env.concat(template.root_render_func(shared))
+        except Exception:
+            self.env.handle_exception()
         return self._response(html, status_code, headers)
 
     def blocks(
@@ -184,21 +188,28 @@ class Pages:
         status_code: int = 200,
         headers: Mapping[str, str] | None = None,
     ) -> HTMLResponse:
+        template, shared = self._context(name, context)
+        try:
+            html = "".join([self.env.concat(template.blocks[block](shared)) for block in block_names])
+        except Exception:
+            self.env.handle_exception()
+        return self._response(html, status_code, headers)
+
+    def _context(self, name: str, context: Mapping[str, Any]) -> tuple[jinja2.Template, Context]:
+        """The template and one render context for it: its globals, the language's, the route's.
+
+        Jinja's ``Template.new_context`` copies the template's globals (a ChainMap over the
+        environment's) into a dict, and again into a set, at every call: about a tenth of a
+        move's rendering. They never change once the app runs, so they are copied once.
+        """
         template = self.env.get_template(name)
-        # Jinja's Template.new_context copies the template's globals (a ChainMap over the
-        # environment's) into a dict, and again into a set, at every call: about a tenth of
-        # a move's rendering. They never change once the app runs, so they are copied once.
         names = self._globals.get(name)
         if names is None:
             names = self._globals[name] = dict(template.globals)
         shared = new_context(
             self.env, template.name, template.blocks, {**names, **localized(context)}, shared=True
         )
-        try:
-            html = "".join([self.env.concat(template.blocks[block](shared)) for block in block_names])
-        except Exception:
-            self.env.handle_exception()
-        return self._response(html, status_code, headers)
+        return template, shared
 
     @staticmethod
     def _response(html: str, status_code: int, headers: Mapping[str, str] | None) -> HTMLResponse:

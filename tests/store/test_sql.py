@@ -207,7 +207,7 @@ def test_group_commit_isolates_each_write(tmp_path: Path) -> None:
                     b_updated=1.0,
                     b_touch_before=0.0,
                 )
-                if conn.execute(store._SAVE, values).rowcount != 1:
+                if conn.execute(sql._SAVE, values).rowcount != 1:
                     raise VersionConflict("x")
                 holder["ok"] = True
 

@@ -121,7 +121,7 @@ def test_an_answered_write_is_on_disk(
             shutil.copyfile(name, disk / name.name)
         os.fdatasync(fd)
 
-    monkeypatch.setattr(logsync, "_sync_file", copy_then_sync)
+    monkeypatch.setattr(logsync, "_fdatasync", copy_then_sync)
     stored = store.create(Game(CODE), None)
     assert version_on(on_disk, stored.id) == 1
 
@@ -274,7 +274,7 @@ def test_a_helper_that_cannot_run_is_given_up_and_threads_sync(
         synced_in_threads.append(threading.get_ident())
         os.fdatasync(fd)
 
-    monkeypatch.setattr(logsync, "_sync_file", sync_file)
+    monkeypatch.setattr(logsync, "_fdatasync", sync_file)
     stored = store.create(Game(CODE), None)
     synced_in_threads.clear()
 
@@ -300,7 +300,7 @@ def test_a_failed_sync_is_store_unavailable(store: SqlStore, monkeypatch: pytest
     def failing(fd: int) -> None:
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(logsync, "_sync_file", failing)
+    monkeypatch.setattr(logsync, "_fdatasync", failing)
     game = stored.game.copy()
     game.draw()
     current = store.get(stored.id)

@@ -145,6 +145,43 @@ def test_out_of_range_or_garbage_positions_are_422_not_500(client: TestClient) -
     assert client.post(f"/games/{game_id}/remove", headers=HX).status_code == 422
 
 
+def test_the_position_is_read_from_a_url_encoded_or_a_multipart_form(client: TestClient) -> None:
+    """The remove reads its form by hand (app.web.deps.form_position): as browsers send it
+    (URL-encoded), as a multipart form, with spaces around the number; not given twice."""
+    game_id, _ = open_deal(client)
+    game = Game.from_code(CODE)
+    first = game.playable_positions()[0]
+    spaced = client.post(f"/games/{game_id}/remove", data={"position": f" {first} "}, headers=HX)
+    assert spaced.status_code == 200 and f'data-position="{first}"' in spaced.text
+    game.remove(first)
+    second = game.playable_positions()[0]
+    body = (
+        f'--b\r\nContent-Disposition: form-data; name="position"\r\n\r\n{second}\r\n--b--\r\n'
+    ).encode()
+    multipart = client.post(
+        f"/games/{game_id}/remove", content=body,
+        headers={**HX, "content-type": "multipart/form-data; boundary=b"},
+    )
+    assert multipart.status_code == 200, multipart.text
+    game.remove(second)
+    twice = client.post(
+        f"/games/{game_id}/remove", content=b"position=1&position=2",
+        headers={**HX, "content-type": "application/x-www-form-urlencoded"},
+    )
+    assert twice.status_code == 422
+    assert text_of(client.get(f"/g/{CODE}").text, "moves") == str(game.moves)  # nothing else moved
+
+
+def test_openapi_documents_the_remove_form(client: TestClient) -> None:
+    operation = client.get("/openapi.json").json()["paths"]["/games/{game_id}/remove"]["post"]
+    form = operation["requestBody"]["content"]["application/x-www-form-urlencoded"]["schema"]
+    assert form["required"] == ["position"]
+    assert form["properties"]["position"] == {
+        "type": "integer", "minimum": 0, "maximum": 27, "description": "A tableau position, 0 to 27",
+    }
+    assert [p["name"] for p in operation["parameters"]] == ["game_id"]
+
+
 def test_games_of_others_and_unknown_ids_are_404(client: TestClient, other_client: TestClient) -> None:
     game_id, _ = open_deal(client)
     assert other_client.post(f"/games/{game_id}/draw", headers=HX).status_code == 404
