@@ -58,7 +58,7 @@ def start_server(
     run_as: Sequence[str] = (),
     command: Sequence[str] | None = None,
     cwd: Path = ROOT,
-    timeout: float = 30,
+    timeout: float = 60,
 ) -> LiveServer:
     """Start the game (by default on SQLite in ``data_dir``) and wait until ``/healthz`` answers.
 
@@ -88,7 +88,7 @@ def start_server(
                 return server
         except httpx.HTTPError:
             pass
-        time.sleep(0.1)
+        time.sleep(0.1)  # waits for the server process to start answering
     server.stop()
     raise AssertionError(f"the server did not start:\n{server.output()}")
 

@@ -277,9 +277,9 @@ def test_sqlite_checkpoints_run_in_the_background_and_stop_with_the_store(tmp_pa
             store.create(Game(GameCode.parse("TP1-E-AAAAAAB")), f"player-{number:04d}-xxxxxxxx")
         wal = path.with_name(path.name + "-wal")
         assert wal.stat().st_size > 0
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 60  # the thread checkpoints every second, when it runs
         while path.stat().st_size <= before and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(0.1)  # waits for the store's checkpoint thread
         assert path.stat().st_size > before, "no checkpoint copied the log into the database file"
     finally:
         store.close()

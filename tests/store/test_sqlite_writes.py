@@ -15,8 +15,8 @@ import signal
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import closing
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -47,7 +47,7 @@ import os, sys, time
 hold = os.environ["TRIPEAKS_TEST_HOLD"]
 while os.read(0, 1):
     while os.path.exists(hold):
-        time.sleep(0.002)
+        time.sleep(0.002)  # a helper process of its own: waits for the test to remove the file
     os.write(1, b".")
 """
 
@@ -140,6 +140,30 @@ def test_an_answered_write_is_on_disk(
     assert version_on(on_disk, stored.id) == saved.version == 8
 
 
+async def until(condition: Callable[[], bool], what: str, seconds: float = 60) -> int:
+    """Let the event loop run until ``condition()`` holds (a deadline, not a count of ticks);
+    returns how many times the loop came back to this coroutine meanwhile."""
+    deadline = time.monotonic() + seconds
+    ticks = 0
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {seconds} s: {what}"
+        await asyncio.sleep(0.002)
+        ticks += 1
+    return ticks
+
+
+@contextmanager
+def released_after(hold: Path, seconds: float = 120) -> Iterator[None]:
+    """Remove the hold file after ``seconds`` whatever happens, so a test whose event loop is
+    wrongly stuck in a held sync fails instead of hanging."""
+    watchdog = threading.Timer(seconds, lambda: hold.unlink(missing_ok=True))
+    watchdog.start()
+    try:
+        yield
+    finally:
+        watchdog.cancel()
+
+
 def test_a_slow_sync_holds_the_move_not_the_loop_and_covers_every_commit_meanwhile(
     store: SqlStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -147,23 +171,23 @@ def test_a_slow_sync_holds_the_move_not_the_loop_and_covers_every_commit_meanwhi
     monkeypatch.setenv("TRIPEAKS_TEST_HOLD", str(hold))
     monkeypatch.setattr(logsync, "HELPER", HOLDING_HELPER)
     games = [store.create(Game(CODE), None) for _ in range(20)]
+    path = Path(str(store.url.database))
     hold.touch()
 
-    async def scenario() -> tuple[int, bool, list[tuple[StoredGame, None] | None]]:
+    async def scenario() -> tuple[bool, list[tuple[StoredGame, None] | None]]:
         first = asyncio.ensure_future(store.aupdate(games[0].id, draw))
-        ticks = 0
-        for _ in range(25):  # the loop runs on while the first sync is under way
-            await asyncio.sleep(0.002)
-            ticks += 1
+        # The loop runs on while the first move, committed, waits for its sync...
+        await until(lambda: version_on(path, games[0].id) == 2, "the first move is committed")
         rest = [asyncio.ensure_future(store.aupdate(g.id, draw)) for g in games[1:]]
-        for _ in range(25):
-            await asyncio.sleep(0.002)
+        # ...and commits nineteen more meanwhile, which wait for the next sync.
+        await until(lambda: all(version_on(path, g.id) == 2 for g in games[1:]), "19 commits")
         waiting = not first.done() and not any(r.done() for r in rest)
         hold.unlink()
-        return ticks, waiting, await asyncio.gather(first, *rest)
+        return waiting, await asyncio.gather(first, *rest)
 
-    ticks, waiting, moved = run(scenario())
-    assert ticks == 25 and waiting
+    with released_after(hold):
+        waiting, moved = run(scenario())
+    assert waiting
     assert all(m is not None and m[0].version == 2 for m in moved)
     # One sync for the first move, one for the nineteen committed while it ran.
     assert store._log is not None and store._log.syncs == 2
@@ -177,7 +201,7 @@ def test_a_write_lock_held_elsewhere_holds_the_move_not_the_loop(store: SqlStore
     async def scenario() -> tuple[int, bool, tuple[StoredGame, None] | None]:
         move = asyncio.ensure_future(store.aupdate(stored.id, draw))
         ticks = 0
-        for _ in range(50):
+        for _ in range(50):  # the loop comes back here while the move waits for the lock
             await asyncio.sleep(0.002)
             ticks += 1
         waiting = not move.done()
@@ -203,7 +227,7 @@ def test_a_write_lock_held_past_the_busy_timeout_is_store_unavailable(
         started = time.monotonic()
         with pytest.raises(StoreUnavailable, match="locked"):
             run(store.aupdate(stored.id, draw))
-        assert 0.25 < time.monotonic() - started < 5
+        assert time.monotonic() - started >= 0.3  # it waited the busy timeout first
     finally:
         other.execute("ROLLBACK")
         other.close()
@@ -234,16 +258,18 @@ def test_the_sync_helper_is_started_again_when_it_dies(
 
     async def scenario() -> tuple[StoredGame, None] | None:
         move = asyncio.ensure_future(store.aupdate(stored.id, draw))
-        for _ in range(25):
-            await asyncio.sleep(0.002)
-        assert not move.done()
-        third = store._log._helper  # type: ignore[union-attr]
+        log = store._log
+        assert log is not None
+        await until(lambda: log._helper not in (None, second), "a third helper is started")
+        assert not move.done()  # it holds the sync
+        third = log._helper
         assert third is not None
         third.send_signal(signal.SIGKILL)
         hold.unlink()
         return await move
 
-    moved = run(scenario())
+    with released_after(hold):
+        moved = run(scenario())
     assert moved is not None and moved[0].version == 4 and store.get(stored.id) == moved[0]
 
 
@@ -256,10 +282,11 @@ def test_the_helper_ignores_ctrl_c_and_ends_with_the_store(tmp_path: Path) -> No
     assert store._log is not None and store._log._helper is not None
     helper = store._log._helper
     helper.send_signal(signal.SIGINT)
-    time.sleep(0.2)
-    assert helper.poll() is None
+    # The signal is handled before the helper reads its next request: had it killed the helper,
+    # this sync would be made by a new one.
     moved = run(store.aupdate(stored.id, draw))
     assert moved is not None and moved[0].version == 3 and store._log._helper is helper
+    assert helper.poll() is None
     store.close()
     assert helper.returncode == 0
 

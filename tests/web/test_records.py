@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import datetime as dt
 import re
-import time
+import threading
+from collections.abc import Callable
 
 from fastapi.testclient import TestClient
 
@@ -11,7 +14,7 @@ from app.engine import DRAW, Game, GameCode, Rules, Status
 from app.store import MemoryStore
 from app.store.base import Feat, GameStore, StoredGame
 from app.web.main import create_app
-from app.web.records import announcement, record_line, records_context
+from app.web.records import announcement, clean_idle_games, record_line, records_context
 from app.web.settings import Settings
 from tests.store.helpers import two_blocks, two_wins
 from tests.support import winning_line, won_deal
@@ -235,36 +238,52 @@ def test_best_unfinished_on_a_won_deal() -> None:
 # -- cleanup from the app ---------------------------------------------------------------------
 
 
+class WatchedStore(MemoryStore):
+    """A memory store that says when an idle cleanup has run."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        super().__init__(clock=clock)
+        self.cleaned = threading.Event()
+
+    def cleanup_idle(self, older_than: dt.timedelta) -> int:
+        removed = super().cleanup_idle(older_than)
+        self.cleaned.set()
+        return removed
+
+
+def cleanup_tasks(client: TestClient) -> list[asyncio.Task[object]]:
+    """The app's idle-cleanup tasks running on the client's event loop."""
+
+    async def tasks() -> list[asyncio.Task[object]]:
+        return [t for t in asyncio.all_tasks() if t.get_coro().__qualname__ == clean_idle_games.__qualname__]  # type: ignore[union-attr]
+
+    assert client.portal is not None
+    return client.portal.call(tasks)
+
+
+def idle_settings(tmp_path: object, idle_days: float) -> Settings:
+    return Settings(
+        secret_key="test-secret-" + "x" * 20, database_url="memory://", data_dir=tmp_path, idle_days=idle_days
+    )
+
+
 def test_the_app_cleans_idle_games_at_start(tmp_path: object) -> None:
     now = [1_800_000_000.0]
-    store = MemoryStore(clock=lambda: now[0])
+    store = WatchedStore(clock=lambda: now[0])
     idle = store.create(Game(GameCode.parse("TP1-E-AAAAAAB")), ALICE)
     now[0] += 40 * 86400
-    settings = Settings(
-        secret_key="test-secret-" + "x" * 20,
-        database_url="memory://",
-        data_dir=tmp_path,
-        idle_days=30,
-    )
-    with TestClient(create_app(settings, store=store)):
-        deadline = time.monotonic() + 5
-        while store.get(idle.id) is not None and time.monotonic() < deadline:
-            time.sleep(0.02)
+    with TestClient(create_app(idle_settings(tmp_path, 30), store=store)) as client:
+        assert len(cleanup_tasks(client)) == 1
+        assert store.cleaned.wait(timeout=60), "no cleanup ran"
         assert store.get(idle.id) is None
 
 
 def test_cleanup_can_be_turned_off(tmp_path: object) -> None:
     now = [1_800_000_000.0]
-    store = MemoryStore(clock=lambda: now[0])
+    store = WatchedStore(clock=lambda: now[0])
     idle = store.create(Game(GameCode.parse("TP1-E-AAAAAAB")), ALICE)
     now[0] += 400 * 86400
-    settings = Settings(
-        secret_key="test-secret-" + "x" * 20,
-        database_url="memory://",
-        data_dir=tmp_path,
-        idle_days=0,
-    )
-    with TestClient(create_app(settings, store=store)) as client:
+    with TestClient(create_app(idle_settings(tmp_path, 0), store=store)) as client:
         assert client.get("/healthz").status_code == 200
-        time.sleep(0.1)
-    assert store.get(idle.id) is not None
+        assert cleanup_tasks(client) == []  # none was started, so none can run later
+    assert store.get(idle.id) is not None and not store.cleaned.is_set()
