@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import limits.storage.memory
+import limits.strategies
 import pytest
 from fastapi.testclient import TestClient
 
 from app.store import GameStore, MemoryStore
+from app.web import ratelimit
 from app.web.main import create_app
 from app.web.settings import Settings
 
@@ -36,10 +41,28 @@ def settings(tmp: Path, **overrides: Any) -> Settings:
 
 AppFactory = Callable[..., TestClient]
 
+# The rate limits count in sliding windows over whole minutes of the clock (the previous
+# minute's count weighted by how much of it is still inside the window, rounded down): a test
+# that crossed a minute would see a count drop by one. So the in-memory counters of the apps
+# made here read a clock that stands still, 30 s into a minute: every count is exact, and so is
+# Retry-After. (Redis keeps its own time: see tests/security/test_rate_limits.py.)
+NOW = 1_800_000_030.0
+
 
 @pytest.fixture
-def make_client(tmp_path: Path) -> Iterator[AppFactory]:
-    """``make_client(store=None, **settings)``: a TestClient on a fresh app; closed afterwards."""
+def still_clock(monkeypatch: pytest.MonkeyPatch) -> float:
+    clock = SimpleNamespace(time=lambda: NOW, monotonic=time.monotonic)
+    monkeypatch.setattr(limits.storage.memory, "time", clock)  # the in-memory counters' clock
+    monkeypatch.setattr(limits.strategies, "time", clock)  # their reset times
+    monkeypatch.setattr(ratelimit, "time", clock)  # Retry-After's
+    return NOW
+
+
+@pytest.fixture
+def make_client(tmp_path: Path, still_clock: float) -> Iterator[AppFactory]:
+    """``make_client(store=None, **settings)``: a TestClient on a fresh app; closed afterwards.
+
+    Its rate limits count on the still clock (``NOW``)."""
     opened: list[TestClient] = []
 
     def make(store: GameStore | None = None, *, client_kwargs: Mapping[str, Any] | None = None,
