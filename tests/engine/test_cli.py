@@ -88,7 +88,23 @@ def test_play_ends_at_end_of_input(
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert main(["play", "TP1-C-AAAAAAB"]) == 0
-    assert "TP1-C-AAAAAAB" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    hidden = ", ".join(["hidden card"] * 9)
+    bottom = ", ".join(in_words(card) for card in DEAL_1_TABLEAU[18:])
+    assert out.splitlines() == [
+        "TP1-C-AAAAAAB: type a position (0-27) to remove, d to draw, u to undo, q to quit.",
+        f"Stock: 23 cards; waste: queen of clubs. Peak tops: {hidden[:37]}; row 2: {hidden[:76]}; "
+        f"row 3: {hidden}; bottom row: {bottom}",
+        "Score 500, moves 0, playing.",
+        "> ",  # the prompt, then the input ended: the game stops without a word more
+    ]
+    assert err == ""
+
+
+def in_words(card: str) -> str:
+    """``10H`` → ``10 of hearts`` (SPEC section 9)."""
+    rank = {"A": "ace", "J": "jack", "Q": "queen", "K": "king"}.get(card[:-1], card[:-1])
+    return f"{rank} of {dict(C='clubs', D='diamonds', H='hearts', S='spades')[card[-1]]}"
 
 
 def test_play_bad_code(capsys: pytest.CaptureFixture[str]) -> None:

@@ -77,6 +77,7 @@ def cards_everywhere(game: Game) -> list[Card]:
 @given(codes, st.one_of(steps, long_steps()))
 def test_random_play_keeps_every_invariant(code: GameCode, plan: list[tuple[str, int]]) -> None:
     game = Game(code)
+    score_before: list[int] = []  # score_before[i]: the score before the line's i-th action
     for kind, index in plan:
         action = choose(game, kind, index)
         before = snapshot(game)
@@ -91,7 +92,14 @@ def test_random_play_keeps_every_invariant(code: GameCode, plan: list[tuple[str,
             continue
         # The move counter never goes down; removals and draws count one.
         assert game.moves == before_moves + (action != UNDO)
-        assert game.score >= 0
+        # The score, move by move (SPEC 6): -1 for a removal or draw, +100 more for each peak it
+        # empties; an undo gives back exactly the score before that action.
+        emptied = sum(game.peaks_cleared) - sum(mirror.peaks_cleared)
+        if action == UNDO:
+            assert game.score == score_before[len(game.line)]
+        else:
+            assert game.score == mirror.score - 1 + 100 * emptied and emptied >= 0
+            score_before[len(game.line) - 1 :] = [mirror.score]
         # The 52 cards are all there, each exactly once.
         cards = cards_everywhere(game)
         assert Counter(cards) == Counter(DECK)

@@ -116,3 +116,50 @@ def brute_force_best(game: Game) -> tuple[int | None, int]:
 
     win, reach = search(game.copy())
     return (None if win is None else game.score + win), game.score + reach
+
+
+def plain_best(deal: Deal, rules: Rules) -> tuple[int | None, int]:
+    """From the deal's start: the best score of a win (``None`` without one) and the highest
+    score any reachable position shows. Every reachable exact position is visited once; a
+    position's score follows from it alone (500, -1 per card removed or drawn, +100 per
+    emptied peak), whatever line led there."""
+    ranks = [card.rank for card in deal.tableau]
+    stock = [card.rank for card in deal.stock]
+    covered_by = [sum(1 << q for q in COVERED_BY[p]) for p in range(28)]
+    peaks = [_peak_mask(top) for top in range(3)]
+    seen: set[tuple[int, int, int]] = set()
+    todo = [(0, 0, deal.waste.rank)]
+    best_win: int | None = None
+    best = 0
+    while todo:
+        state = todo.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        removed, drawn, waste = state
+        score = 500 - removed.bit_count() - drawn + 100 * sum(removed & m == m for m in peaks)
+        best = max(best, score)
+        if removed == FULL:
+            best_win = score if best_win is None else max(best_win, score)
+            continue
+        for p in range(28):
+            if (
+                not removed >> p & 1
+                and removed & covered_by[p] == covered_by[p]
+                and _fits(ranks[p], waste, rules)
+            ):
+                todo.append((removed | 1 << p, drawn, ranks[p]))
+        if drawn < len(stock):
+            todo.append((removed, drawn + 1, stock[drawn]))
+    return best_win, best
+
+
+def _peak_mask(top: int) -> int:
+    """A peak: its top and every card that covers it, however far down (SPEC section 2)."""
+    mask, todo = 0, [top]
+    while todo:
+        p = todo.pop()
+        if not mask >> p & 1:
+            mask |= 1 << p
+            todo.extend(COVERED_BY[p])
+    return mask

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import random
+import re
+from functools import cache
 
 import pytest
 from solver_helpers import random_action, replays_to, small_positions
-from solver_reference import brute_force
+from solver_reference import brute_force, plain_best
 
 from app.cli import main
 from app.engine.deal import GameCode, Rules
@@ -157,7 +161,8 @@ def test_cli_solve_words_and_best(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Not winnable" in capsys.readouterr().out
     assert main(["solve", "TP1-C-AAAAAAI", "--best", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["winnable"] is False and isinstance(data["score"], int)
+    assert data["winnable"] is False
+    assert data["score"] == reference_best(GameCode.parse("TP1-C-AAAAAAI"))[1] == 661  # the highest reached
     assert main(["solve", "TP1-E-AAAAAAB"]) == 0
     out = capsys.readouterr().out
     assert "Winnable" in out and "draw:" in out and "remove" in out
@@ -168,14 +173,60 @@ def test_cli_solve_refuses_a_bad_code(capsys: pytest.CaptureFixture[str]) -> Non
     assert "TP1-E-AAAAAAB" in capsys.readouterr().err
 
 
+@cache
+def reference_best(code: GameCode) -> tuple[int | None, int]:
+    return plain_best(code.deal(), code.rules)
+
+
+STATS_DEALS = [GameCode(Rules.CLASSIC, n) for n in (7, 8, 9)]  # 8 has no win (the reference says)
+
+
+def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """The Wilson score interval for k successes in n, in per cent."""
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return 100 * (centre - half), 100 * (centre + half)
+
+
 def test_cli_stats(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["stats", "--rules", "classic", "--deals", "12", "--start", "3"]) == 0
+    assert main(["stats", "--rules", "classic", "--deals", "3", "--start", "7"]) == 0
     out = capsys.readouterr().out
-    assert "deals 3 to 14" in out and "winnable:" in out and "95% interval" in out
-    assert "median" in out and "99th percentile" in out
+    assert "classic rules, deals 7 to 9 (3 deals)" in out
+    won = sum(reference_best(code)[0] is not None for code in STATS_DEALS)
+    assert won == 2
+    low, high = wilson(won, 3)
+    assert f"winnable: {won} of 3 = {100 * won / 3:.2f}% (95% interval {low:.2f}% to {high:.2f}%)" in out
+    times = re.search(r"time per deal, ms: mean ([\d.]+), median ([\d.]+), 90th percentile ([\d.]+), "
+                      r"99th percentile ([\d.]+), max ([\d.]+) \(deal (\d+)\)", out)
+    assert times, out
+    mean, median, p90, p99, most = map(float, times.groups()[:5])
+    ordered = [median, p90, p99, most]  # printed to 4 figures: 61.03 may be followed by 61.0
+    assert median > 0 and all(a <= b + 0.1 for a, b in itertools.pairwise(ordered))
+    assert mean <= most + 0.1 and int(times.group(6)) in (7, 8, 9)
+
+
+def histogram(out: str, heading: str) -> dict[str, int]:
+    """The rows (label, count) of a histogram the stats print under ``heading``."""
+    rows = out.split(heading, 1)[1].split(":", 1)[1].splitlines()[1:]
+    found = {}
+    for row in rows:
+        match = re.fullmatch(r"\s+([\d-]+)\s+(\d+) #*\s*", row)
+        if not match:
+            break
+        found[match.group(1)] = int(match.group(2))
+    return found
 
 
 def test_cli_stats_parallel_with_best(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["stats", "--rules", "easy", "--deals", "6", "--jobs", "2", "--best"]) == 0
+    assert main(["stats", "--rules", "classic", "--deals", "3", "--start", "7", "--jobs", "2", "--best"]) == 0
     out = capsys.readouterr().out
-    assert "best scores of the winnable deals" in out
+    wins = [w for w, _ in map(reference_best, STATS_DEALS) if w is not None]
+    lost = [reached for w, reached in map(reference_best, STATS_DEALS) if w is None]
+    shown = histogram(out, "best scores of the winnable deals")
+    assert shown == {str(s): wins.count(s) for s in range(min(wins), max(wins) + 1)}
+    reached = histogram(out, "best scores reachable in the deals with no win")
+    assert sum(reached.values()) == len(lost) == 1
+    (label,) = [label for label, count in reached.items() if count]
+    low, high = map(int, label.split("-"))
+    assert low <= lost[0] <= high

@@ -194,9 +194,10 @@ def test_a_result_only_improves(store: GameStore) -> None:
     assert store.record_result(stored.id) is None
 
 
-def test_undo_from_blocked_then_win_turns_the_result_into_a_win(store: GameStore) -> None:
+def test_coming_back_to_a_game_left_unfinished_and_winning_it_turns_the_result_into_a_win(
+    store: GameStore,
+) -> None:
     code, line = won_deal(Rules.EASY)
-    # Draw everything first if that blocks; else just lose by leaving. Then win on a new line.
     stored = store.create(Game(code), ALICE)
     stored = play(store, stored, line[:10])
     store.create(Game(code), ALICE)  # leaves the first game: an unfinished result
@@ -207,6 +208,41 @@ def test_undo_from_blocked_then_win_turns_the_result_into_a_win(store: GameStore
     stored = play(store, stored, line[10:])
     won = store.result(stored.id)
     assert won is not None and won.won and Feat.FIRST_WIN in won.feats
+    record = store.deal_record(code)
+    assert record is not None and record.wins == 1 and record.finished == 1
+    stats = store.player_stats(ALICE)[0]
+    assert (stats.played, stats.won) == (1, 1)
+
+
+def blocked_then_won() -> tuple[GameCode, tuple[int, ...], int, tuple[int, ...]]:
+    """A deal, a line that blocks it (a winning line's first actions, then every stock card
+    drawn), how many of those draws to undo, and the rest of the winning line."""
+    for start in range(1, 400, 20):
+        code, line = won_deal(Rules.EASY, start)
+        for k in range(len(line) - 1, 0, -1):
+            game = played(code, line[:k])
+            draws = game.stock_count
+            game.replay([DRAW] * draws)
+            if game.status is Status.BLOCKED and draws:
+                return code, (*line[:k], *[DRAW] * draws), draws, line[k:]
+    raise AssertionError("no such deal found")
+
+
+def test_undo_from_blocked_then_win_turns_the_result_into_a_win(store: GameStore) -> None:
+    code, blocking, undos, rest = blocked_then_won()
+    stored = play_to(store, ALICE, code, blocking)
+    assert stored.game.status is Status.BLOCKED
+    blocked = store.result(stored.id)  # recorded as the game became blocked
+    assert blocked is not None and not blocked.won and blocked.cards_left == stored.game.cards_left() > 0
+    for _ in range(undos):  # back to the winning line, one save per undo
+        game = stored.game.copy()
+        game.undo()
+        stored = store.save(stored, game)
+    assert stored.game.status is Status.PLAYING and store.result(stored.id) == blocked
+    stored = play(store, stored, rest)
+    assert stored.game.status is Status.WON
+    won = store.result(stored.id)
+    assert won is not None and won.won and won.cards_left == 0 and Feat.FIRST_WIN in won.feats
     record = store.deal_record(code)
     assert record is not None and record.wins == 1 and record.finished == 1
     stats = store.player_stats(ALICE)[0]
