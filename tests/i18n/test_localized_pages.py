@@ -10,7 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.engine import Game, Rules
-from app.i18n import LANGUAGE_COOKIE, LANGUAGES, get_locale
+from app.i18n import LANGUAGE_COOKIE, LANGUAGES
+from app.i18n.locale import LANGUAGE_NAMES
+from tests.i18n.po import board_words, card_words, code_error, po
 from tests.support import won_deal
 from tests.web.conftest import HX, game_id_of, text_of
 
@@ -51,18 +53,17 @@ def test_each_language_renders_the_page(client: TestClient, lang: str, how: str)
         response = client.get(f"/g/{CODE}", headers={"Accept-Language": f"{lang};q=0.9, de;q=0.5"})
     assert response.status_code == 200
     page = response.text
-    words = get_locale(lang)
     direction = "rtl" if lang == "he" else "ltr"
     assert html_tag(page) == f'<html lang="{lang}" dir="{direction}">'
     for text in PAGE_WORDS[lang]:
         assert text in page
     game = Game.from_code(CODE)
-    assert f'aria-label="{html_lib.escape(words.hidden_card)}"' in page
-    assert page.count(f'aria-label="{html_lib.escape(words.hidden_card)}"') == 18
+    hidden = html_lib.escape(po(lang, "hidden card"))
+    assert page.count(f'aria-label="{hidden}"') == 18
     for p in range(18, 28):
-        assert f'aria-label="{html_lib.escape(words.card_words(game.deal.tableau[p]))}"' in page
-    assert html_lib.escape(words.describe(game)) in page
-    assert 'aria-current="true">' + words.name in page  # the picker marks the language
+        assert f'aria-label="{html_lib.escape(card_words(lang, game.deal.tableau[p]))}"' in page
+    assert html_lib.escape(board_words(lang, game)) in page
+    assert 'aria-current="true">' + LANGUAGE_NAMES[lang] in page  # the picker marks the language
     assert "Accept-Language" in response.headers["vary"] and "Cookie" in response.headers["vary"]
 
 
@@ -94,16 +95,15 @@ def test_a_refused_move_in_each_language(client: TestClient, lang: str) -> None:
     game_id = game_id_of(client.get(f"/g/{CODE}", headers=headers).text)
     response = client.post(f"/games/{game_id}/remove", data={"position": 0}, headers={**HX, **headers})
     assert response.status_code == 409
-    words = get_locale(lang)
-    assert text_of(response.text, "status") == words.gettext("This card is blocked")
+    assert text_of(response.text, "status") == po(lang, "This card is blocked")
     wrong = next(p for p in range(18, 28) if p not in Game.from_code(CODE).playable_positions())
     response = client.post(f"/games/{game_id}/remove", data={"position": wrong}, headers={**HX, **headers})
-    assert text_of(response.text, "status") == words.gettext("Rank must be one higher or lower")
+    assert text_of(response.text, "status") == po(lang, "Rank must be one higher or lower")
     # Without htmx: the whole page, still in the language.
     response = client.post(f"/games/{game_id}/remove", data={"position": 0}, headers=headers)
     assert response.status_code == 409
     assert html_tag(response.text).startswith(f'<html lang="{lang}"')
-    assert text_of(response.text, "status") == words.gettext("This card is blocked")
+    assert text_of(response.text, "status") == po(lang, "This card is blocked")
 
 
 def test_the_hebrew_page_is_right_to_left(client: TestClient) -> None:
@@ -169,8 +169,7 @@ def test_a_won_game_says_so_in_the_language(client: TestClient, lang: str, endin
         else:
             page = client.post(f"/games/{game_id}/remove", data={"position": action}, headers=HX).text
     status = text_of(page, "status")
-    words = get_locale(lang)
-    assert status.startswith(words.gettext("You won!"))
+    assert status.startswith(po(lang, "You won!"))
     moves = len(line)
     assert str(moves) in status
     if ending is None:  # Ukrainian: 1, 21, 31 хід; 2-4, 22-24 ходи; else ходів
@@ -224,10 +223,19 @@ def test_the_picker_with_htmx_refreshes_the_page(client: TestClient) -> None:
     assert f"{LANGUAGE_COOKIE}=he;" in response.headers["set-cookie"]
 
 
-@pytest.mark.parametrize("value", ["fr", "", "he-IL" * 10, "<script>"])
+@pytest.mark.parametrize("value", ["fr", "", "he-IL", "<script>"])
 def test_the_picker_ignores_unknown_languages(client: TestClient, value: str) -> None:
+    """A language the game does not have is ignored: back to the page as it was."""
     response = client.post("/settings/language", data={"lang": value}, follow_redirects=False)
-    assert response.status_code in (303, 422)
+    assert response.status_code == 303 and response.headers["location"] == "/"
+    assert LANGUAGE_COOKIE not in response.headers.get("set-cookie", "")
+
+
+def test_the_picker_refuses_a_value_no_language_could_be(client: TestClient) -> None:
+    """Longer than any language tag the form takes (16 characters): a 422 page that says so."""
+    response = client.post("/settings/language", data={"lang": "he-IL" * 10}, follow_redirects=False)
+    assert response.status_code == 422 and response.headers["content-type"].startswith("text/html")
+    assert "<h1>That did not work</h1>" in response.text
     assert LANGUAGE_COOKIE not in response.headers.get("set-cookie", "")
 
 
@@ -256,7 +264,7 @@ def test_the_api_message_follows_accept_language(client: TestClient) -> None:
         assert response.status_code == 409
         assert response.json() == {
             "error": "card_blocked",
-            "message": get_locale(lang).gettext("This card is blocked"),
+            "message": po(lang, "This card is blocked"),
         }
         assert "Accept-Language" in response.headers["vary"]
     # The API goes by the header alone: the page's cookie does not change it.
@@ -272,25 +280,31 @@ def test_the_api_message_follows_accept_language(client: TestClient) -> None:
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_error_pages_speak_the_language(client: TestClient, lang: str) -> None:
     use_cookie(client, lang)
-    words = get_locale(lang)
     response = client.get("/no/such/page")
     assert response.status_code == 404
     assert html_tag(response.text).startswith(f'<html lang="{lang}"')
-    assert f"<h1>{html_lib.escape(words.gettext('Not found'))}</h1>" in response.text
+    assert f"<h1>{html_lib.escape(po(lang, 'Not found'))}</h1>" in response.text
     assert "<p>Not Found</p>" not in response.text  # the heading says it; no second "Not Found"
     response = client.post("/games/nope/draw")
     assert response.status_code == 404
-    assert html_lib.escape(words.gettext("No such game")) in response.text
+    assert html_lib.escape(po(lang, "No such game")) in response.text
 
 
 @pytest.mark.parametrize("lang", ["he", "uk", "th"])
 def test_a_bad_code_is_explained_in_the_language(client: TestClient, lang: str) -> None:
     use_cookie(client, lang)
-    words = get_locale(lang)
     response = client.get("/g/TP1-X-HELLO")
     assert response.status_code == 400
-    assert html_lib.escape(words.code_error("TP1-X-HELLO")) in response.text
+    assert html_lib.escape(code_error(lang, "TP1-X-HELLO")) in without_isolates(response.text)
     client.get(f"/g/{CODE}")
     response = client.post("/new", data={"code": "TP1-E-NOPE"}, headers=HX)
     assert response.status_code == 400
-    assert text_of(response.text, "code-error") == html_lib.escape(words.code_error("TP1-E-NOPE"))
+    shown = text_of(response.text, "code-error")
+    assert without_isolates(shown) == html_lib.escape(code_error(lang, "TP1-E-NOPE"))
+    if lang == "he":  # right to left: the code and the input each isolated from the words around
+        assert "\u2068TP1-E-NOPE\u2069" in shown and "\u2066TP1-E-AAAAAAB\u2069" in shown
+
+
+def without_isolates(text: str) -> str:
+    """The text without Unicode's directional isolates (U+2066 to U+2069)."""
+    return re.sub("[\u2066-\u2069]", "", text)
