@@ -20,13 +20,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.engine import DRAW, Card, Game, GameCode, Rules
-from app.i18n import LANGUAGES, get_locale
+from app.i18n import LANGUAGES
 from app.store import MemoryStore, StoreUnavailable
 from app.store.base import new_game_id
+from tests.i18n.po import card_words
 from tests.security.conftest import CODE, HX, AppFactory, game_id_of
 from tests.support import won_deal
-
-WORDS = {lang: get_locale(lang) for lang in LANGUAGES}
 
 
 def hidden_cards(game: Game) -> set[Card]:
@@ -76,8 +75,8 @@ def leaks(body: str, hidden: set[Card], known: set[str]) -> list[str]:
             found.append(f"{text} in data-r/data-s")
         if f"waste-{text}" in body:
             found.append(f"waste-{text}")
-        for lang, words in WORDS.items():
-            name = words.card_words(card)
+        for lang in LANGUAGES:  # the card's name as the catalogs spell it, not as the app does
+            name = card_words(lang, card)
             if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", body):
                 found.append(f"{name!r} ({lang})")
     return found
