@@ -383,7 +383,7 @@ def test_a_killed_server_leaves_no_traceback_in_its_log(tmp_path: Path) -> None:
         server = start_server(tmp_path / f"data-{round_}", {"TRIPEAKS_RATE_LIMITS": "false"})
         stop = threading.Event()
 
-        def play(server: LiveServer = server) -> None:
+        def play(server: LiveServer = server, stop: threading.Event = stop) -> None:
             with httpx.Client(base_url=server.url, timeout=5) as client:
                 try:
                     game = client.post("/api/games", json={"code": CODE}).json()["id"]
