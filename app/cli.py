@@ -291,6 +291,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CodeError as error:
         print(f"tripeaks: {error}", file=sys.stderr)
         return 2
+    except ValueError as error:  # a bad TRIPEAKS_* setting (pydantic's ValidationError is one)
+        if type(error).__name__ != "ValidationError":
+            raise
+        print(f"tripeaks: a setting is wrong: {error}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # piped into head: stop quietly

@@ -221,3 +221,17 @@ def test_a_cookie_signed_with_the_key_file_is_read_by_another_process_with_the_s
         with TestClient(create_app(settings, store=store), cookies=dict(first.cookies)) as second:
             page = second.get("/")
             assert game_id_of(page.text) == game_id and "set-cookie" not in page.headers
+
+
+def test_tripeaks_serve_refuses_a_bad_worker_count_clearly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from app.cli import main
+
+    monkeypatch.setenv("TRIPEAKS_WORKERS", "0")
+    assert main(["serve"]) == 2
+    err = capsys.readouterr().err
+    assert "a setting is wrong" in err and "workers" in err
+    monkeypatch.delenv("TRIPEAKS_WORKERS")
+    assert main(["serve", "--workers", "0"]) == 2
+    assert "--workers must be at least 1" in capsys.readouterr().err
