@@ -111,6 +111,8 @@ def store_error(where: str) -> None:
 def count_games(store: GameStore) -> None:
     """Count the games ``store`` deals (``create``) and the moves that win one (``aupdate``),
     by wrapping those two methods of this store object (not of its class)."""
+    if getattr(store, "_tripeaks_counted", False):  # another app in this process counts it
+        return
     create, aupdate = store.create, store.aupdate
 
     def counted_create(game: Game, owner: str | None) -> StoredGame:
@@ -128,6 +130,7 @@ def count_games(store: GameStore) -> None:
 
     setattr(store, "create", counted_create)  # noqa: B010 - an instance attribute, on purpose
     setattr(store, "aupdate", counted_aupdate)  # noqa: B010
+    setattr(store, "_tripeaks_counted", True)  # noqa: B010
 
 
 # -- the scrape -------------------------------------------------------------------------------
