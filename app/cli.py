@@ -1,11 +1,16 @@
-"""The ``tripeaks`` command line: deal, play, serve, solve, stats."""
+"""The ``tripeaks`` command line: deal, play, serve, backup, solve, stats."""
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
+import os
 import sys
+import tempfile
+import time
 from collections.abc import Sequence
+from typing import Any
 
 from app.engine import Card, CodeError, Game, RefusedAction
 
@@ -59,14 +64,96 @@ def _play(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from app.web.settings import Settings
+
+    settings = Settings()
+    workers = args.workers if args.workers is not None else settings.workers
+    if workers < 1:
+        print("tripeaks: --workers must be at least 1", file=sys.stderr)
+        return 2
+    if workers > 1 and settings.metrics_on and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        # Each worker counts in files of this folder; a scrape of any one adds them all up.
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="tripeaks-metrics-")
     uvicorn.run(
         "app.web.main:create_app",
         factory=True,
         host=args.host,
         port=args.port,
-        workers=args.workers,
+        workers=workers,
         proxy_headers=False,
+        access_log=False,  # the app logs each request itself, with its request id
+        log_config=_log_config(),
     )
+    return 0
+
+
+def _log_config() -> dict[str, Any]:
+    """uvicorn's logging, and the app's loggers (``tripeaks.*``: one line per request) beside it."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["loggers"]["tripeaks"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    return config
+
+
+def _backup(args: argparse.Namespace) -> int:
+    """Copy the SQLite database to ``PATH`` with SQLite's online backup API: one consistent
+    snapshot (a read transaction: the server plays on meanwhile), checked, then moved into place."""
+    import sqlite3
+    from pathlib import Path
+
+    from app.store.sql import database_url
+    from app.web.settings import Settings
+
+    url_text = args.database or Settings().database_url
+    if url_text.startswith("memory:"):
+        print("tripeaks: the memory store keeps nothing to back up", file=sys.stderr)
+        return 2
+    try:
+        url = database_url(url_text)
+    except ValueError as error:
+        print(f"tripeaks: {error}", file=sys.stderr)
+        return 2
+    if url.get_backend_name() == "postgresql":
+        print(
+            "tripeaks: the games are in PostgreSQL: back them up with pg_dump, for example\n"
+            "  pg_dump --format=custom --file=tripeaks.dump 'postgresql://user@host/dbname'\n"
+            "and restore with pg_restore --clean --dbname=... tripeaks.dump (see docs/deploy.md)",
+            file=sys.stderr,
+        )
+        return 2
+    source_path = Path(str(url.database)).expanduser()
+    if not source_path.is_file():
+        print(f"tripeaks: no database at {str(source_path)!r} (TRIPEAKS_DATABASE_URL)", file=sys.stderr)
+        return 2
+    target = Path(args.path).expanduser()
+    if target.is_dir():
+        target = target / f"tripeaks-{time.strftime('%Y%m%d-%H%M%S')}.db"
+    if target.resolve() == source_path.resolve():
+        print("tripeaks: the backup cannot be the database itself", file=sys.stderr)
+        return 2
+    partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
+    try:
+        source = sqlite3.connect(source_path, timeout=30)
+        copy_db = sqlite3.connect(partial)
+        try:
+            source.backup(copy_db)  # all pages in one step: one snapshot
+            copy_db.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
+            (check,) = copy_db.execute("PRAGMA integrity_check").fetchone()
+            (games,) = copy_db.execute("SELECT count(*) FROM tp_games").fetchone()
+        finally:
+            copy_db.close()
+            source.close()
+        if check != "ok":
+            raise sqlite3.DatabaseError(f"the copy failed its integrity check: {check}")
+        with open(partial, "rb+") as written:
+            os.fsync(written.fileno())
+        os.replace(partial, target)
+    except (OSError, sqlite3.Error) as error:
+        partial.unlink(missing_ok=True)
+        print(f"tripeaks: backup failed: {error}", file=sys.stderr)
+        return 1
+    print(f"backed up {games} games ({target.stat().st_size} bytes) to {target}")
     return 0
 
 
@@ -165,8 +252,19 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the web game")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument(
+        "--workers", type=int, default=None, help="worker processes (default: TRIPEAKS_WORKERS, else 1)"
+    )
     serve.set_defaults(run=_serve)
+
+    backup = commands.add_parser(
+        "backup", help="copy the SQLite database, consistent while the server runs"
+    )
+    backup.add_argument("path", help="the backup file to write (a folder: a dated file in it)")
+    backup.add_argument(
+        "--database", help="the database URL (default: TRIPEAKS_DATABASE_URL, as the server reads it)"
+    )
+    backup.set_defaults(run=_backup)
 
     solve = commands.add_parser("solve", help="say whether a deal can be won, and how")
     solve.add_argument("code")
@@ -192,6 +290,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = args.run(args)
     except CodeError as error:
         print(f"tripeaks: {error}", file=sys.stderr)
+        return 2
+    except ValueError as error:  # a bad TRIPEAKS_* setting (pydantic's ValidationError is one)
+        if type(error).__name__ != "ValidationError":
+            raise
+        print(f"tripeaks: a setting is wrong: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -41,23 +41,30 @@ from typing import Final
 HELPER: Final = r"""
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the server; this ends with its pipe
+if hasattr(signal, "SIGPIPE"):  # the server died (its end of the pipe closed): end, silently
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 path, fd, inode = sys.argv[1], None, None
 sync = getattr(os, "fdatasync", os.fsync)
-while os.read(0, 1):
-    try:
-        status = os.stat(path)
-        if fd is None or (status.st_dev, status.st_ino) != inode:
-            if fd is not None:
-                os.close(fd)
-            fd, inode = os.open(path, os.O_RDONLY), (status.st_dev, status.st_ino)
-        sync(fd)
-        os.write(1, b".")
-    except OSError as error:
-        os.write(1, b"!" + str(error).encode()[:200].replace(b"\n", b" ") + b"\n")
+try:
+    while os.read(0, 1):
+        try:
+            status = os.stat(path)
+            if fd is None or (status.st_dev, status.st_ino) != inode:
+                if fd is not None:
+                    os.close(fd)
+                fd, inode = os.open(path, os.O_RDONLY), (status.st_dev, status.st_ino)
+            sync(fd)
+            answer = b"."
+        except OSError as error:
+            answer = b"!" + str(error).encode()[:200].replace(b"\n", b" ") + b"\n"
+        os.write(1, answer)
+except (BrokenPipeError, ConnectionResetError):
+    pass
 """
 """The helper process: for each byte it reads, one ``fdatasync`` of the log, answered with
 ``.`` (or ``!`` and the error, on a line). It ends when the store closes its pipe, or the
-server dies (the pipe closes then too); it ignores Ctrl-C, which the terminal sends to both."""
+server dies (the pipe closes then too; an answer it can no longer give ends it quietly, with
+no traceback in the server's log); it ignores Ctrl-C, which the terminal sends to both."""
 
 HELPER_DEATHS: Final = 3
 """A helper that dies this many times in a row before answering is not started again."""

@@ -1,14 +1,17 @@
-"""Request body size limit, as a pure ASGI middleware (checked before any route reads the body)."""
+"""Request body size limit, as a pure ASGI middleware: checked before any route runs.
+
+A body with a ``Content-Length`` over the limit is refused at once (the server reads no more
+than that length). A body without one (``Transfer-Encoding: chunked``) is read here, counted
+as it streams, and refused as soon as it passes the limit; one within it is handed on to the
+route whole. Either way the route never runs for a body over the limit, whether it reads its
+body or not (a draw does not): the answer is 413 and nothing is changed.
+"""
 
 from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.web.asgi import send_json_error
-
-
-class BodyTooLarge(Exception):
-    pass
 
 
 class BodySizeLimitMiddleware:
@@ -20,6 +23,7 @@ class BodySizeLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        streamed = False
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
                 try:
@@ -29,29 +33,37 @@ class BodySizeLimitMiddleware:
                 if too_big:
                     await self._refuse(send)
                     return
+                await self.app(scope, receive, send)
+                return
+            if name == b"transfer-encoding":
+                streamed = True
+        if not streamed:  # no body at all
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
         received = 0
-        started = False
-
-        async def limited_receive() -> Message:
-            nonlocal received
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    raise BodyTooLarge
-            return message
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except BodyTooLarge:
-            if not started:
+            if message["type"] != "http.request":  # the client went away
+                return
+            chunk = message.get("body", b"")
+            received += len(chunk)
+            if received > self.max_bytes:
                 await self._refuse(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body: Message | None = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+
+        async def replay() -> Message:
+            nonlocal body
+            if body is not None:
+                message, body = body, None
+                return message
+            return await receive()
+
+        await self.app(scope, replay, send)
 
     async def _refuse(self, send: Send) -> None:
         await send_json_error(send, 413, f"Request body too large (at most {self.max_bytes} bytes)")

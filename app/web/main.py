@@ -11,7 +11,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
@@ -19,7 +19,8 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from app.i18n import N_, current_locale
 from app.store.base import GameStore, StoreUnavailable
 from app.store.factory import open_store
-from app.web import api, language, moves, pages, records
+from app.web import api, health, language, metrics, moves, pages, records
+from app.web.access import AccessMiddleware
 from app.web.limits import BodySizeLimitMiddleware
 from app.web.players import PlayerCookieMiddleware
 from app.web.ratelimit import RateLimitMiddleware
@@ -64,6 +65,9 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
                     dt.timedelta(hours=settings.cleanup_every_hours),
                 )
             )
+        if settings.metrics_on:
+            metrics.enable()
+            metrics.count_games(app.state.store)
         app.state.pages.load_all()
         settle_memory()
         try:
@@ -84,16 +88,15 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
     )
     app.state.settings = settings
     app.state.pages = Pages(make_environment())
+    app.state.readiness = health.Readiness()
     app.include_router(moves.router)  # first: the most frequent requests are matched soonest
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(records.router)
     app.include_router(language.router)
+    app.include_router(health.router)
+    app.include_router(metrics.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-
-    @app.get("/healthz", include_in_schema=False)
-    def healthz() -> PlainTextResponse:
-        return PlainTextResponse("ok")
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
@@ -102,6 +105,7 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
     @app.exception_handler(StoreUnavailable)
     async def store_unavailable(request: Request, error: StoreUnavailable) -> Response:
         # Nothing was changed: the player can simply try again.
+        metrics.store_error("request")
         detail = N_("The game store cannot be reached just now. Nothing was lost: try again in a moment.")
         return error_response(request, 503, detail, {"Retry-After": "5"})
 
@@ -111,8 +115,9 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
             return JSONResponse({"detail": jsonable_errors(error)}, status_code=422)
         return error_response(request, 422, N_("That request is not one the game understands."))
 
-    # Outermost last: [proxy headers] → language → security headers and cross-site refusal
-    # → body size → player cookie → rate limits (they key actions by the player) → routes.
+    # Outermost last: [proxy headers] → request id, log line, metrics, HEAD → language
+    # → security headers and cross-site refusal → body size → player cookie → rate limits
+    # (they key actions by the player) → routes.
     if settings.rate_limits:
         app.add_middleware(
             RateLimitMiddleware,
@@ -127,6 +132,7 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityMiddleware)
     app.add_middleware(language.LocaleMiddleware)
+    app.add_middleware(AccessMiddleware, log_requests=settings.access_log, metrics=settings.metrics_on)
     if settings.trust_proxy:  # the scheme and client address the proxy in front saw
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.forwarded_allow_ips)
     return app

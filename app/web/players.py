@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from http.cookies import SimpleCookie
 from typing import Final
 
 from itsdangerous import BadSignature, URLSafeSerializer
@@ -23,32 +22,50 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 PLAYER_COOKIE: Final = "tp_player"
+NO_PLAYER_PATHS: Final = frozenset({"/healthz", "/readyz", "/metrics"})
+"""For monitors and scrapers: no player is made for them, no cookie set."""
 _MAX_AGE: Final = 400 * 24 * 3600
 
 
 def read_cookies(scope: Scope) -> Mapping[str, str]:
     """The request's cookies, read once a request (the language, the player and the error help
-    switch all want them) and kept in the scope's state."""
+    switch all want them) and kept in the scope's state. Of two cookies of one name, the first
+    (browsers send the one with the longest path first)."""
     state = scope.setdefault("state", {})
     cookies: Mapping[str, str] | None = state.get(_COOKIES)
     if cookies is None:
-        cookies = state[_COOKIES] = _parse_cookies(scope)
+        found: dict[str, str] = {}
+        for name, value in cookie_pairs(scope):
+            found.setdefault(name, value)
+        cookies = state[_COOKIES] = found
     return cookies
 
 
 _COOKIES: Final = "tripeaks_cookies"
 
 
-def _parse_cookies(scope: Scope) -> Mapping[str, str]:
-    for name, value in scope.get("headers", ()):
-        if name == b"cookie":
-            jar: SimpleCookie = SimpleCookie()
-            try:
-                jar.load(value.decode("latin-1"))
-            except Exception:  # a garbled header is as good as none
-                return {}
-            return {key: morsel.value for key, morsel in jar.items()}
-    return {}
+def cookie_pairs(scope: Scope) -> list[tuple[str, str]]:
+    """Every ``name=value`` of the request's ``Cookie`` headers, in order, read as browsers
+    write them (RFC 6265, section 5.4): split on ``;``, then at the first ``=``; space around
+    each trimmed, one pair of double quotes around a value taken off. Nothing is refused: a
+    cookie another app on this host name set, in a form a stricter parser cannot read
+    (``prefs={"theme":"dark"}``, ``x=a b``, ``junk="a``, ``x=\\``), is read as it is and
+    cannot hide the cookies after it. Several ``Cookie`` lines (HTTP/2 sends one per cookie)
+    are read as one."""
+    pairs: list[tuple[str, str]] = []
+    for header, line in scope.get("headers", ()):
+        if header != b"cookie":
+            continue
+        for chunk in line.decode("latin-1").split(";"):
+            name, equals, value = chunk.partition("=")
+            name = name.strip()
+            if not equals or not name:
+                continue
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1]
+            pairs.append((name, value))
+    return pairs
 
 
 class PlayerCookieMiddleware:
@@ -66,11 +83,20 @@ class PlayerCookieMiddleware:
             return None
         return player if isinstance(player, str) and 16 <= len(player) <= 64 else None
 
+    @staticmethod
+    def _tokens(scope: Scope) -> list[str]:
+        return [value for name, value in cookie_pairs(scope) if name == PLAYER_COOKIE][1:]
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"].startswith("/static/"):
+        path = scope.get("path", "")
+        if scope["type"] != "http" or path.startswith("/static/") or path in NO_PLAYER_PATHS:
             await self.app(scope, receive, send)
             return
         player = self.player_from(read_cookies(scope).get(PLAYER_COOKIE))
+        if player is None:  # another tp_player before ours (another app's, a stale one)?
+            player = next(
+                (p for p in map(self.player_from, self._tokens(scope)) if p is not None), None
+            )
         fresh = player is None
         if player is None:
             player = secrets.token_urlsafe(16)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import secrets
+import time
 from pathlib import Path
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -22,7 +24,25 @@ class Settings(BaseSettings):
     """How often idle games are looked for (also once at start)."""
 
     secret_key: str | None = None
-    """Signs the player cookie. Unset: a key is made once and kept in ``data_dir/secret_key``."""
+    """Signs the player cookie. Unset: read from ``secret_key_file``; unset too, a key is made
+    once and kept in ``data_dir/secret_key``."""
+
+    secret_key_file: Path | None = None
+    """A file holding the key (a Docker or compose secret: ``/run/secrets/tripeaks_key``)."""
+
+    workers: int = Field(default=1, ge=1, le=64)
+    """Worker processes ``tripeaks serve`` starts (its ``--workers`` overrides it). More than
+    one wants PostgreSQL, or SQLite on a local disk, and shared rate limit counters (Redis)."""
+
+    metrics: bool = False
+    """Serve Prometheus metrics at ``/metrics`` (see app/web/metrics.py). Off: 404."""
+
+    metrics_token: str | None = None
+    """Set: ``/metrics`` is served (even with ``metrics`` off) only to a request carrying
+    ``Authorization: Bearer <token>``; others get 401."""
+
+    access_log: bool = True
+    """One line per request (logger ``tripeaks.access``), with its request id."""
 
     data_dir: Path = Path("data")
     cookie_secure: bool = False
@@ -82,20 +102,78 @@ class Settings(BaseSettings):
         parse_limits(value)  # raises ValueError, reported with the setting's name
         return value
 
+    @property
+    def metrics_on(self) -> bool:
+        return self.metrics or bool(self.metrics_token)
+
     def signing_key(self) -> str:
+        """The key that signs player cookies: ``secret_key``, else ``secret_key_file``, else the
+        one kept in ``data_dir/secret_key`` (made there by the first process to need it).
+
+        The kept key is written to a temporary file, synced, and then linked to its name: a
+        link fails when the name exists, so of processes starting at once one makes the key
+        and every other reads that one, whole. No process can read a part-written key."""
         if self.secret_key:
             return self.secret_key
+        if self.secret_key_file is not None:
+            where = f"TRIPEAKS_SECRET_KEY_FILE {str(self.secret_key_file)!r}"
+            try:
+                key = self.secret_key_file.read_text(encoding="utf-8").strip()
+            except OSError as error:
+                raise ValueError(f"{where}: {error}") from error
+            if not key:
+                raise ValueError(f"{where} is empty")
+            return key
         path = self.data_dir / "secret_key"
-        try:
-            return path.read_text(encoding="ascii").strip()
-        except FileNotFoundError:
-            pass
+        kept = _read_key(path)
+        if kept is not None:
+            return kept
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        key = secrets.token_urlsafe(32)
+        made = secrets.token_urlsafe(32)
+        temporary = path.with_name(f".secret_key.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            with path.open("x", encoding="ascii") as file:  # another worker may win the race
-                file.write(key)
-            path.chmod(0o600)
+            os.write(fd, made.encode("ascii"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(temporary, path)  # fails if another process linked its key first
         except FileExistsError:
-            return path.read_text(encoding="ascii").strip()
-        return key
+            made = ""
+        finally:
+            temporary.unlink()
+        _sync_folder(self.data_dir)
+        if made:
+            return made
+        kept = _read_key(path)
+        if kept is None:  # pragma: no cover - it was linked whole a moment ago
+            raise ValueError(f"the secret key file {str(path)!r} vanished")
+        return kept
+
+
+def _read_key(path: Path) -> str | None:
+    """The key kept in ``path``; ``None`` if there is none. An empty file (an older version was
+    writing it) is waited for a moment, then refused with a clear message."""
+    for _ in range(50):
+        try:
+            key = path.read_text(encoding="ascii").strip()
+        except FileNotFoundError:
+            return None
+        if key:
+            return key
+        time.sleep(0.02)
+    raise ValueError(f"the secret key file {str(path)!r} is empty: delete it and a new key is made")
+
+
+def _sync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - a folder that cannot be opened (Windows)
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)

@@ -337,6 +337,8 @@ CATALOGUE: dict[tuple[str, str], RouteProbes] = {
     ("POST", "/players/me/name"): page_name_probes,
     ("POST", "/settings/language"): language_probes,
     ("GET", "/healthz"): plain("GET", "/healthz"),
+    ("GET", "/readyz"): plain("GET", "/readyz"),
+    ("GET", "/metrics"): plain("GET", "/metrics"),
     ("GET", "/openapi.json"): plain("GET", "/openapi.json"),
     ("GET", "/docs"): plain("GET", "/docs"),
     ("GET", "/docs/oauth2-redirect"): plain("GET", "/docs/oauth2-redirect"),
