@@ -15,7 +15,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_NO_CACHE_DIR=1 \
-    PATH=/opt/tripeaks/bin:$PATH
+    PATH=/opt/tripeaks/bin:${PATH:-/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin}
 
 RUN useradd --create-home --uid 10001 --user-group tripeaks \
     && mkdir -p /data \

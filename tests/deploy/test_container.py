@@ -63,7 +63,9 @@ def base_image(podman: Podman) -> str:
     with locked("stand-in-base"):
         if podman.run("image", "exists", name, check=False).returncode != 0:
             with tarball.open("rb") as tar:
-                done = subprocess.run(["podman", "import", "--change", 'CMD ["/bin/bash"]', "-", name],
+                changes = ["--change", 'CMD ["/bin/bash"]', "--change",
+                           "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]
+                done = subprocess.run(["podman", "import", *changes, "-", name],
                                       stdin=tar, env=podman.env, capture_output=True, text=True, timeout=600)
             assert done.returncode == 0, done.stderr
     return name

@@ -109,6 +109,20 @@ def copy_checkout(target: Path) -> None:
             shutil.copy2(source, target / name)
 
 
+def wait_for_own_network(process: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    host = os.readlink("/proc/self/ns/net")
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if os.readlink(f"/proc/{process.pid}/ns/net") != host:
+                return
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise AssertionError("unshare never made its network namespace")
+        time.sleep(0.05)  # waits for unshare(2) in the child process
+
+
 def steps(output: str) -> dict[str, int]:
     return {name: int(rc) for name, rc in re.findall(r"^@@ (\S+) rc=(\d+)$", output, re.M)}
 
@@ -129,6 +143,7 @@ def test_the_readme_commands_work_on_a_fresh_debian_as_root_without_sudo(tmp_pat
     slirp = None
     try:
         subprocess.run(["tar", "-C", str(root), "--numeric-owner", "-xf", str(tarball)], check=True)
+        root.chmod(0o755)  # its / (mkdtemp made it 0700: no one but root could use the system)
         for absent in ("sudo", "psql", "redis-server", "chromium"):
             assert not any((root / d / absent).exists() for d in ("usr/bin", "usr/sbin", "bin", "sbin"))
         assert not (root / "usr/lib/python3.11/ensurepip").exists()  # no python3-venv
@@ -137,6 +152,7 @@ def test_the_readme_commands_work_on_a_fresh_debian_as_root_without_sudo(tmp_pat
         copy_checkout(checkout)
         bundle = host_ca_bundle()
         if bundle:  # this machine's network needs its CA: given to the fresh machine as a file
+            (root / "etc/ssl").mkdir(exist_ok=True)
             shutil.copy(bundle, root / "etc/ssl/host-ca.pem")
         shutil.copy("/etc/resolv.conf", root / "etc/resolv.conf")
         (root / "root/inner.sh").write_text(INNER)
@@ -150,7 +166,9 @@ def test_the_readme_commands_work_on_a_fresh_debian_as_root_without_sudo(tmp_pat
                  "sh", str(launch), str(root)],
                 stdout=out, stderr=subprocess.STDOUT, env=env,
             )  # fmt: skip
-            time.sleep(0.2)  # the namespace exists once unshare runs; slirp4netns joins it by pid
+            # slirp4netns joins the process's network namespace by pid: only once it is a new one,
+            # never the host's (it would give the host a tap0 and a default route).
+            wait_for_own_network(process)
             slirp = subprocess.Popen(["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback",
                                       str(process.pid), "tap0"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
