@@ -95,6 +95,7 @@ def debian_root(packages: Sequence[str]) -> Path:
             )  # fmt: skip
             if done.returncode != 0:
                 pytest.fail(f"debootstrap failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+            tree.chmod(0o755)  # its / (mkdtemp made it 0700, and tar keeps that)
             for leftover in (tree / "var/cache/apt/archives").glob("*.deb"):
                 leftover.unlink()
             partial = tarball.with_suffix(".partial")

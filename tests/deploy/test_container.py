@@ -76,7 +76,10 @@ def build(podman: Podman, context: Path, tag: str, base: str) -> str:
     bundle = host_ca_bundle()
     if bundle:
         args += ["--secret", f"id=ca,src={bundle}"]
-    return podman.run(*args, str(context), timeout=1500).stdout
+    began = time.monotonic()
+    log = podman.run(*args, str(context), timeout=1500).stdout
+    print(f"podman build of {context.name}: {time.monotonic() - began:.0f} s")
+    return log
 
 
 @dataclass
@@ -261,6 +264,7 @@ def test_sigterm_stops_it_within_two_seconds_and_loses_nothing(
         podman.run("kill", "--signal", "TERM", container.name)
         podman.run("wait", container.name, timeout=30)
         took = time.monotonic() - began
+        print(f"SIGTERM to stopped: {took:.2f} s")
         assert took < 2, f"SIGTERM took {took:.2f} s to stop it"
         assert container.inspect("{{.State.ExitCode}}") == "0", container.logs()
         assert "Traceback" not in container.logs(), container.logs()

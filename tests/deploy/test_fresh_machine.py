@@ -71,7 +71,7 @@ while time.monotonic() < deadline:
 sys.exit(4)
 EOF
 step run $?
-kill -TERM -- "-$server" 2>/dev/null
+kill -TERM "-$server"  # the process group: make and the server it runs
 wait "$server"
 step run-stopped $?
 
