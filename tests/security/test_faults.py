@@ -8,8 +8,13 @@ afterwards, none it refused is, and the game plays on once the fault is gone.
   ``initdb`` in a temporary folder, on a free port (as the ``postgres`` user when run as
   root), so that the shared server other tests use is never touched.
 * SQLite on a full disk: a 1 MB tmpfs mounted for the test (root only), filled to the brim.
-* SQLite read-only: a live server running as an unprivileged user (``nobody`` under root)
-  restarted on a database file made read-only, then made writable again while it runs.
+* SQLite read-only: a live server that file modes bind (under root: root without the
+  capabilities that let it ignore them, so that it still reads a checkout or a Python kept
+  under /root, as ``nobody`` could not) restarted on a database file made read-only, then made
+  writable again while it runs.
+
+In CI (``TRIPEAKS_REQUIRE_FAULT_TESTS=1``, set by .ci/run where it provides what they need)
+a test that cannot run here fails instead of skipping.
 """
 
 from __future__ import annotations
@@ -36,6 +41,20 @@ from app.store.sql import SqlStore
 from tests.security.conftest import CODE, HX, AppFactory, free_port, game_id_of, live_server
 
 TRY_AGAIN = "try again"
+
+
+REQUIRED = os.environ.get("TRIPEAKS_REQUIRE_FAULT_TESTS") == "1"
+
+# Root ignores file modes through these capabilities; without them (in the bounding set, so
+# that no program it runs gets them back) a read-only file is read-only to root too.
+MODE_CAPABILITIES = "-dac_override,-dac_read_search,-fowner,-linux_immutable"
+
+
+def skip(reason: str) -> None:
+    """Skip, saying why, or fail in CI where this test must run."""
+    if REQUIRED:
+        pytest.fail(f"{reason} (TRIPEAKS_REQUIRE_FAULT_TESTS=1: the fault tests must run here)")
+    pytest.skip(reason)
 
 
 def moves_on_page(html: str) -> int:
@@ -107,7 +126,7 @@ def _user_exists(name: str) -> bool:
 def private_postgres() -> Iterator[PrivatePostgres]:
     bindir = postgres_bin()
     if bindir is None:
-        pytest.skip("PostgreSQL's initdb and pg_ctl are not installed")
+        skip("PostgreSQL's initdb and pg_ctl are not installed (apt-get install postgresql; .ci/run does)")
     root = Path(tempfile.mkdtemp(prefix="tripeaks-pg-", dir="/tmp"))
     root.chmod(0o755)
     server = PrivatePostgres(bindir, root)
@@ -116,7 +135,7 @@ def private_postgres() -> Iterator[PrivatePostgres]:
         server.start()
     except subprocess.CalledProcessError as error:  # pragma: no cover - depends on the machine
         shutil.rmtree(root, ignore_errors=True)
-        pytest.skip(f"cannot run a private PostgreSQL here: {error.stderr.decode(errors='replace')[-500:]}")
+        skip(f"cannot run a private PostgreSQL here: {error.stderr.decode(errors='replace')[-500:]}")
     try:
         yield server
     finally:
@@ -171,13 +190,13 @@ def test_postgresql_stopped_and_started_gives_try_again_and_loses_nothing(
 @contextlib.contextmanager
 def tiny_disk(size: str = "1m") -> Iterator[Path]:
     if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs needs root")
+        skip("mounting a small tmpfs needs root")
     where = Path(tempfile.mkdtemp(prefix="tripeaks-full-", dir="/tmp"))
     done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
                           capture_output=True, text=True)
     if done.returncode != 0:
         where.rmdir()
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+        skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
     try:
         yield where
     finally:
@@ -261,12 +280,15 @@ def test_sqlite_read_only_gives_try_again_and_recovers_without_a_restart() -> No
     root.chmod(0o755)
     data = root / "data"
     data.mkdir()
-    if os.geteuid() == 0:  # root ignores file modes: the server runs as an unprivileged user
+    if os.geteuid() == 0:  # root ignores file modes, unless it runs without the capabilities for it
         if shutil.which("setpriv") is None:
-            pytest.skip("setpriv is needed to run the server as another user")
-        user = pwd.getpwnam("nobody")
-        os.chown(data, user.pw_uid, user.pw_gid)
-        run_as = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"]
+            skip("setpriv (util-linux) is needed to run the server without root's file capabilities")
+        run_as = ["setpriv", f"--bounding-set={MODE_CAPABILITIES}", f"--inh-caps={MODE_CAPABILITIES}"]
+        probe = subprocess.run([*run_as, "sh", "-c", f"echo x > '{data}/probe'; chmod 444 '{data}/probe'; "
+                                f"echo y 2>/dev/null > '{data}/probe' && echo writable"],
+                               capture_output=True, text=True, check=False)
+        (data / "probe").unlink(missing_ok=True)
+        assert "writable" not in probe.stdout, "root without those capabilities still wrote a read-only file"
     db = data / "tripeaks.db"
     try:
         with httpx.Client(timeout=10) as client:
