@@ -442,10 +442,11 @@ class Game:
         return other
 
     def _key(self) -> tuple[object, ...]:
+        """What equal games share: the same play. The clock says only when it was played, and
+        is not compared (two games played alike are equal whenever they were played)."""
         return (
-            self._code, tuple(self._line), self._moves, self._undo_available, self.undo_limit,
-            self._hints, self._started, self._ended_after,
-        )  # fmt: skip
+            self._code, tuple(self._line), self._moves, self._undo_available, self.undo_limit, self._hints
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and self._key() == other._key()

@@ -153,6 +153,7 @@ def test_clock_round_trips_and_old_states_without_it_load() -> None:
     assert data["started"] == T0 + 0.25
     back = Game.from_dict(data)
     assert back == game and back.started_at == T0 + 0.25
+    assert back.to_dict() == game.to_dict()
     old = {"code": DEAL_1, "line": [-1], "moves": 1, "undo": 1}  # saved before the clock
     loaded = Game.from_dict(old)
     assert loaded.started_at is None and loaded.elapsed(T0) is None
@@ -165,7 +166,7 @@ def test_an_ended_games_clock_round_trips() -> None:
         game.draw()
         game.note_time(T0 + 2 * i)
     back = Game.from_dict(json.loads(json.dumps(game.to_dict())))
-    assert back.ended_after == 44 and back == game
+    assert back.ended_after == 44 and back.started_at == T0 and back == game
 
 
 @pytest.mark.parametrize(
