@@ -63,7 +63,7 @@ def test_every_move_swaps_the_run_out_of_band(client: TestClient) -> None:
     for action in line[:-1]:
         fragment = act(client, game_id, action)
         game.replay([action])
-        assert re.search(r'id="run-stat"[^>]*hx-swap-oob="true"', fragment)
+        assert re.search(r'id="run"[^>]*hx-swap-oob="true"', fragment)
         assert text_of(fragment, "run") == str(game.run)
     assert game.longest_run > 1
 
@@ -110,7 +110,7 @@ def test_the_clock_starts_at_the_first_action_and_survives_a_reload(
     assert text_of(page, "clock") == "0:00" and "data-running" not in page
     fake_time.now += 30  # looking at the deal is not playing it
     fragment = act(client, game_id, DRAW)
-    assert re.search(r'id="clock-stat"[^>]*hx-swap-oob="true"', fragment)
+    assert re.search(r'id="clock"[^>]*hx-swap-oob="true"', fragment)
     assert 'data-running="0"' in fragment
     stored = store.get(game_id)
     assert stored is not None and stored.game.started_at == fake_time.now
@@ -118,6 +118,7 @@ def test_the_clock_starts_at_the_first_action_and_survives_a_reload(
     page = client.get(f"/g/{CODE}").text  # a reload: the server renders the true time
     assert text_of(page, "clock") == "2:05"
     assert re.search(r'<time class="value" id="clock" datetime="PT2M5S" data-running="125">', page)
+    assert "Run</span>" in page and "Time</span>" in page
 
 
 def test_hints_and_refusals_do_not_start_the_clock(client: TestClient, store: MemoryStore) -> None:
