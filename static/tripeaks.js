@@ -66,3 +66,23 @@
     (next || document.getElementById("stock") || document.body).focus();
   });
 })();
+
+// ux-more: the game clock counts on between swaps. The server renders the true time on every
+// page and swap (data-running: the seconds on the clock then); this only adds the seconds since.
+(function () {
+  "use strict";
+  var seen = null, from = 0, at = 0;
+  function text(s) {
+    var h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, r = s % 60;
+    var mm = h ? (m < 10 ? "0" : "") + m : String(m);
+    return (h ? h + ":" : "") + mm + ":" + (r < 10 ? "0" : "") + r;
+  }
+  setInterval(function () {
+    var clock = document.getElementById("clock");
+    var running = clock && clock.getAttribute("data-running");
+    if (!running) { seen = null; return; }
+    if (clock !== seen || Number(running) !== from) { seen = clock; from = Number(running); at = Date.now(); }
+    var s = from + Math.floor((Date.now() - at) / 1000);
+    clock.textContent = text(s);
+  }, 1000);
+})();

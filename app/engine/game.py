@@ -9,6 +9,12 @@ Undo takes the last action off the line. Two counters are kept beside it:
 ``undo_available`` (how many of the latest actions may still be undone, at most
 ``undo_limit``).
 
+Two things are shown beside the score but never change it: the *run* (removals in a
+row since the last draw, and the longest run of the line), derived from the line, so
+undo restores them exactly; and the *clock* (when the first action was made and, once the
+game has ended, how long it took). The engine reads no clock: the caller passes the time
+in (:meth:`Game.note_time`), and a game that is never told the time has no clock.
+
 Refused actions raise :class:`RefusedAction` carrying a :class:`Refusal` and
 leave the game exactly as it was; ``refusal_for_remove`` and friends ask
 without acting.
@@ -147,11 +153,13 @@ class Game:
         "_code",
         "_deal",
         "_drawn",
+        "_ended_after",
         "_hints",
         "_line",
         "_moves",
         "_playable_by_rank",
         "_removed",
+        "_started",
         "_undo_available",
         "_waste",
         "undo_limit",
@@ -169,6 +177,8 @@ class Game:
         self._undo_available = 0
         self._waste = self._deal.waste
         self._playable_by_rank = _playable_by_rank(code)
+        self._started: float | None = None
+        self._ended_after: float | None = None
 
     @classmethod
     def from_code(cls, text: str) -> Game:
@@ -230,6 +240,56 @@ class Game:
     def line(self) -> tuple[Action, ...]:
         """The actions in effect, oldest first."""
         return tuple(Action(None if a == DRAW else a) for a in self._line)
+
+    @property
+    def run(self) -> int:
+        """Removals in a row at the end of the line: since the last draw (or the deal)."""
+        line, n = self._line, len(self._line)
+        i = n
+        while i and line[i - 1] != DRAW:
+            i -= 1
+        return n - i
+
+    @property
+    def longest_run(self) -> int:
+        """The longest run of removals without a draw in the line (the actions in effect)."""
+        longest = current = 0
+        for a in self._line:
+            current = 0 if a == DRAW else current + 1
+            if current > longest:
+                longest = current
+        return longest
+
+    # -- the clock: the caller passes the time in ------------------------------------------
+
+    @property
+    def started_at(self) -> float | None:
+        """When the first action was made (seconds since the epoch), as told by :meth:`note_time`."""
+        return self._started
+
+    @property
+    def ended_after(self) -> float | None:
+        """Once the game is won or blocked: the seconds from its first action to its end."""
+        return self._ended_after
+
+    def elapsed(self, now: float) -> float | None:
+        """Seconds on the clock at ``now``: stopped once the game has ended; ``None`` before
+        the first action (or when the game was never told the time)."""
+        if self._ended_after is not None:
+            return self._ended_after
+        if self._started is None:
+            return None
+        return max(0.0, now - self._started)
+
+    def note_time(self, now: float) -> None:
+        """Tell the game the time, right after an action: the first starts the clock, an end
+        (won or blocked) stops it. Undo restarts a stopped (blocked) clock by itself."""
+        if self._started is None:
+            if not self._moves:
+                return  # nothing played yet: the clock starts with the first action
+            self._started = float(now)
+        if self._ended_after is None and self.status is not Status.PLAYING:
+            self._ended_after = max(0.0, round(float(now) - self._started, 3))
 
     @property
     def peaks_cleared(self) -> tuple[bool, bool, bool]:
@@ -354,6 +414,7 @@ class Game:
             self._removed &= ~(1 << last)
         self._waste = self._card_of(self._line[-1]) if self._line else self._deal.waste
         self._undo_available -= 1
+        self._ended_after = None  # an undone end (blocked) plays on: the clock runs again
         return Action(None if last == DRAW else last)
 
     def play(self, action: Action) -> None:
@@ -381,6 +442,8 @@ class Game:
         return other
 
     def _key(self) -> tuple[object, ...]:
+        """What equal games share: the same play. The clock says only when it was played, and
+        is not compared (two games played alike are equal whenever they were played)."""
         return (
             self._code, tuple(self._line), self._moves, self._undo_available, self.undo_limit, self._hints
         )
@@ -404,6 +467,10 @@ class Game:
         }
         if self._hints:
             state["hints"] = self._hints
+        if self._started is not None:
+            state["started"] = self._started
+        if self._ended_after is not None:
+            state["ended_after"] = self._ended_after
         return state
 
     @classmethod
@@ -413,6 +480,7 @@ class Game:
             code = GameCode.parse(data["code"])
             line, moves, undo = data["line"], data["moves"], data["undo"]
             hints = data.get("hints", 0)
+            started, ended_after = data.get("started"), data.get("ended_after")
         except (KeyError, TypeError, AttributeError, CodeError) as error:
             raise StateError(f"not a stored game: {error}") from None
         if not (isinstance(line, list) and all(type(a) is int for a in line)):
@@ -428,6 +496,13 @@ class Game:
         if not len(line) <= moves or undo != min(len(line), UNDO_LIMIT):
             raise StateError("not a stored game: its counters do not fit its line")
         game._moves, game._undo_available, game._hints = moves, undo, hints
+        # The clock (older states have none): a start, and an end only once the game has ended.
+        if not all(_is_time(t) for t in (started, ended_after)):
+            raise StateError("not a stored game: 'started' and 'ended_after' must be seconds")
+        if ended_after is not None and (started is None or game.status is Status.PLAYING):
+            raise StateError("not a stored game: only an ended game's clock has stopped")
+        game._started = None if started is None else float(started)
+        game._ended_after = None if ended_after is None else float(ended_after)
         return game
 
     def replay(self, line: Iterable[int]) -> None:
@@ -459,6 +534,15 @@ class Game:
 def _check_position(position: int) -> None:
     if type(position) is not int or not 0 <= position < POSITION_COUNT:
         raise PositionError(f"position {position!r} is not on the board (0 to 27)")
+
+
+def _is_time(value: object) -> bool:
+    """``None``, or a finite, non-negative number of seconds (JSON's int or float)."""
+    if value is None:
+        return True
+    if type(value) is int or type(value) is float:
+        return 0 <= value < 1e12  # (NaN and infinity are not)
+    return False
 
 
 def _position(value: int) -> int:

@@ -255,6 +255,10 @@ class GameResult:
     feats: frozenset[Feat]
     """What the latest recording that improved this result achieved."""
     at: dt.datetime
+    longest_run: int | None = None
+    """The longest run of removals without a draw (``None``: recorded before runs were kept)."""
+    seconds: float | None = None
+    """How long the game took, first action to end (``None``: not ended, or no clock)."""
 
     @property
     def rules(self) -> Rules:
@@ -299,6 +303,10 @@ class PlayerStats:
     """The best score of a won game."""
     current_streak: int
     longest_streak: int
+    longest_run: int | None = None
+    """The longest run of removals without a draw in any game with a result."""
+    fastest_win: float | None = None
+    """The fewest seconds a won game took (games won before the clock was kept do not count)."""
 
     @property
     def win_rate(self) -> float:
@@ -321,6 +329,32 @@ def improves(won: bool, cards_left: int, previous: GameResult | None) -> bool:
     if previous.won:
         return False
     return won or cards_left < previous.cards_left
+
+
+def run_and_time(game: Game) -> tuple[int, float | None]:
+    """What a result keeps of a game for display: its longest run, and its time once ended."""
+    return game.longest_run, game.ended_after
+
+
+def player_stats_of(
+    rules: Rules, results: list[tuple[bool, int, int | None, float | None]]
+) -> PlayerStats:
+    """A player's statistics of one rule set from their results in game order:
+    (won, score, longest run, seconds) each."""
+    wins = [score for won, score, _, _ in results if won]
+    current, longest = streaks([won for won, _, _, _ in results])
+    runs = [run for _, _, run, _ in results if run is not None]
+    times = [seconds for won, _, _, seconds in results if won and seconds is not None]
+    return PlayerStats(
+        rules,
+        len(results),
+        len(wins),
+        max(wins, default=None),
+        current,
+        longest,
+        max(runs, default=None),
+        min(times, default=None),
+    )
 
 
 def game_outcome(game: Game) -> tuple[bool, int, int, int] | None:

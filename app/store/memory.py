@@ -28,7 +28,8 @@ from app.store.base import (
     improves,
     new_game_id,
     owns,
-    streaks,
+    player_stats_of,
+    run_and_time,
 )
 from app.store.deals import DealRow, epoch_to_datetime, merge, to_record
 
@@ -198,9 +199,11 @@ class MemoryStore(GameStore):
             at=now,
             first_result=previous is None,
         )
+        longest_run, seconds = run_and_time(game)
         result = GameResult(
-            game_id, row.owner, code, won, score, cards_left, moves, feats, epoch_to_datetime(now)
-        )
+            game_id, row.owner, code, won, score, cards_left, moves, feats, epoch_to_datetime(now),
+            longest_run, seconds,
+        )  # fmt: skip
         self._results[game_id] = _Result(result, row.seq)
         return result
 
@@ -224,17 +227,17 @@ class MemoryStore(GameStore):
                 (r for r in self._results.values() if r.result.player == player),
                 key=lambda r: r.seq,
             )
-        out = []
-        for rules in Rules:
-            results = [r.result for r in mine if r.result.rules is rules]
-            wins = [r.score for r in results if r.won]
-            current, longest = streaks([r.won for r in results])
-            out.append(
-                PlayerStats(
-                    rules, len(results), len(wins), max(wins, default=None), current, longest
-                )
+        return [
+            player_stats_of(
+                rules,
+                [
+                    (r.result.won, r.result.score, r.result.longest_run, r.result.seconds)
+                    for r in mine
+                    if r.result.rules is rules
+                ],
             )
-        return out
+            for rules in Rules
+        ]
 
     # -- players --------------------------------------------------------------------------
 

@@ -35,7 +35,7 @@ from sqlalchemy import (
     update,
 )
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 
 metadata = MetaData()
 
@@ -92,6 +92,9 @@ results = Table(
     Column("moves", Integer, nullable=False),
     Column("feats", String(64), nullable=False),
     Column("at", Double, nullable=False),
+    # Version 2: the game's longest run and its time, for display (NULL in older results).
+    Column("longest_run", Integer),
+    Column("seconds", Double),
     Index("tp_results_player", "player", "rules", "game_seq"),
 )
 
@@ -117,8 +120,20 @@ deals = Table(
 
 DEAL_FIELDS: Final = tuple(c.name for c in deals.columns if c.name != "code")
 
+def _add_columns(table: Table, *names: str) -> Callable[[Connection], None]:
+    """A step that adds nullable columns of ``table`` as defined above, typed in the
+    database's own dialect (SQLite: ``REAL``, PostgreSQL: ``DOUBLE PRECISION``)."""
+
+    def step(conn: Connection) -> None:
+        for name in names:
+            column_type = table.c[name].type.compile(dialect=conn.dialect)
+            conn.exec_driver_sql(f"ALTER TABLE {table.name} ADD COLUMN {name} {column_type}")
+
+    return step
+
+
 MIGRATIONS: Final[dict[int, Callable[[Connection], None]]] = {
-    # 2: lambda conn: conn.exec_driver_sql("ALTER TABLE tp_games ADD COLUMN …"),
+    2: _add_columns(results, "longest_run", "seconds"),
 }
 """Step ``n`` takes a database from version ``n - 1`` to ``n``."""
 

@@ -82,7 +82,8 @@ from app.store.base import (
     improves,
     new_game_id,
     owns,
-    streaks,
+    player_stats_of,
+    run_and_time,
 )
 from app.store.deals import (
     DealRow,
@@ -279,6 +280,8 @@ _RESULT = select(
     results.c.moves,
     results.c.feats,
     results.c.at,
+    results.c.longest_run,
+    results.c.seconds,
 ).where(results.c.game_id == bindparam("b_id"))
 _DEAL = select(*(deals.c[name] for name in DEAL_FIELDS)).where(deals.c.code == bindparam("b_code"))
 _DEAL_TO_RECORD = _DEAL.with_for_update()
@@ -290,7 +293,9 @@ _SAVE_DEAL = (
     .where(deals.c.code == bindparam("b_code"))
     .values({name: bindparam("b_" + name) for name in DEAL_FIELDS})
 )
-_RESULT_FIELDS: Final = ("won", "score", "cards_left", "moves", "feats", "at")
+_RESULT_FIELDS: Final = (
+    "won", "score", "cards_left", "moves", "feats", "at", "longest_run", "seconds",
+)  # fmt: skip
 _INSERT_RESULT = insert(results).values(
     {
         name: bindparam("b_" + name)
@@ -1056,20 +1061,23 @@ class SqlStore(GameStore):
             "b_feats": feats_text(feats),
             "b_at": now,
         }
+        longest_run, seconds = run_and_time(game)
+        values.update(b_longest_run=longest_run, b_seconds=seconds)
         if previous is None:
             values.update(b_game_seq=seq, b_player=owner, b_code=code, b_rules=game.rules.letter)
             self._execute(conn, _INSERT_RESULT, values)
         else:
             self._execute(conn, _UPDATE_RESULT, values)
         return GameResult(
-            game_id, owner, code, won, score, cards_left, moves, feats, epoch_to_datetime(now)
-        )
+            game_id, owner, code, won, score, cards_left, moves, feats, epoch_to_datetime(now),
+            longest_run, seconds,
+        )  # fmt: skip
 
     def _result(self, conn: Db, game_id: str) -> GameResult | None:
         row = self._execute(conn, _RESULT, {"b_id": game_id}).fetchone()
         if row is None:
             return None
-        found_id, player, code, won, score, cards_left, moves, feats, at = row
+        found_id, player, code, won, score, cards_left, moves, feats, at, longest_run, seconds = row
         return GameResult(
             found_id,
             player,
@@ -1080,6 +1088,8 @@ class SqlStore(GameStore):
             moves,
             feats_from_text(feats),
             epoch_to_datetime(at),
+            longest_run,
+            seconds,
         )
 
     def result(self, game_id: str) -> GameResult | None:
@@ -1107,20 +1117,24 @@ class SqlStore(GameStore):
 
     def player_stats(self, player: str) -> list[PlayerStats]:
         query = (
-            select(results.c.rules, results.c.won, results.c.score)
+            select(
+                results.c.rules, results.c.won, results.c.score, results.c.longest_run, results.c.seconds
+            )
             .where(results.c.player == player)
             .order_by(results.c.game_seq)
         )
         rows = self._read(lambda conn: conn.execute(query).all())
-        out = []
-        for rules in Rules:
-            mine = [(bool(r.won), r.score) for r in rows if r.rules == rules.letter]
-            wins = [score for won, score in mine if won]
-            current, longest = streaks([won for won, _ in mine])
-            out.append(
-                PlayerStats(rules, len(mine), len(wins), max(wins, default=None), current, longest)
+        return [
+            player_stats_of(
+                rules,
+                [
+                    (bool(r.won), r.score, r.longest_run, r.seconds)
+                    for r in rows
+                    if r.rules == rules.letter
+                ],
             )
-        return out
+            for rules in Rules
+        ]
 
     # -- players --------------------------------------------------------------------------
 

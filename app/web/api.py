@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from app.engine import CodeError, Game, GameCode, RefusedAction, Rules
 from app.i18n import current_locale
 from app.store import GameStore, StoredGame
+from app.web.clock import timed
 from app.web.deps import StoreDep
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -59,6 +60,15 @@ class GameState(BaseModel):
     undo_available: int = Field(description="How many actions can be undone")
     status: Literal["playing", "won", "blocked"]
     peaks_cleared: list[bool]
+    run: int = Field(description="Removals in a row since the last draw (display only: not scored)")
+    longest_run: int = Field(description="The longest run of removals without a draw so far")
+    started_at: float | None = Field(
+        description="When the first action was made, in seconds since the epoch; null before it"
+    )
+    ended_after: float | None = Field(
+        description="Once the game is won or blocked: the seconds from its first action to its"
+        " end; null while it is played (the clock then shows now minus started_at)"
+    )
 
 
 class Refused(BaseModel):
@@ -96,6 +106,10 @@ def game_state(stored: StoredGame) -> GameState:
         undo_available=game.undo_available,
         status=game.status.value,
         peaks_cleared=list(game.peaks_cleared),
+        run=game.run,
+        longest_run=game.longest_run,
+        started_at=game.started_at,
+        ended_after=game.ended_after,
     )
 
 
@@ -122,7 +136,7 @@ async def apply(
     if len(game_id) > 64:
         raise HTTPException(404, "No such game")
     try:
-        updated = await store.aupdate(game_id, action)
+        updated = await store.aupdate(game_id, timed(action))
     except RefusedAction as refused:
         # The message is in the language the client's Accept-Language asks for.
         message = current_locale().refusal_message(refused.refusal)

@@ -20,6 +20,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.engine import Game, RefusedAction, Status
 from app.store import GameStore, StoredGame
+from app.web.clock import timed
 from app.web.deps import (
     REMOVE_FORM,
     GameNotFound,
@@ -63,7 +64,7 @@ async def act(
     """
     store, pages, player = move.store, move.pages, move.player
     try:
-        updated = await store.aupdate(move.game_id, action, owned_by=player)
+        updated = await store.aupdate(move.game_id, timed(action), owned_by=player)
     except RefusedAction as refused:
         stored = (await load_players_game(move)).stored
         event = Event(Happened.REFUSED, refusal=refused.refusal)

@@ -36,7 +36,7 @@ router = APIRouter()
 
 ERROR_HELP_COOKIE: Final = "tp_error_help"
 GAME_PAGE: Final = "game.html"
-ACTION_BLOCKS: Final = ("table", "score", "moves", "undo", "status", "words")
+ACTION_BLOCKS: Final = ("table", "score", "moves", "run_clock", "undo", "status", "words")
 MAX_CODE_INPUT: Final = 500
 
 

@@ -174,6 +174,10 @@ class StatsOut(BaseModel):
     best_score: int | None
     current_streak: int
     longest_streak: int
+    longest_run: int | None = Field(
+        description="The longest run of removals without a draw in any game with a result"
+    )
+    fastest_win: float | None = Field(description="The fewest seconds a won game took")
 
 
 class PlayerOut(BaseModel):
@@ -231,6 +235,8 @@ def stats_out(stats: PlayerStats) -> StatsOut:
         best_score=stats.best_score,
         current_streak=stats.current_streak,
         longest_streak=stats.longest_streak,
+        longest_run=stats.longest_run,
+        fastest_win=stats.fastest_win,
     )
 
 

@@ -29,6 +29,8 @@ from starlette.responses import HTMLResponse
 from app.engine import DECK, Card, Game
 from app.engine.layout import exposed_mask
 from app.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, current_locale
+from app.web.clock import clock_text, duration_iso, game_clock
+from app.web.daily import daily_deal
 from app.web.views import TABLEAU_ORDER, Slot
 
 ROOT: Final = Path(__file__).resolve().parents[2]
@@ -75,6 +77,10 @@ def make_environment() -> jinja2.Environment:
     env.globals["vendored"] = vendored
     env.globals["card_words"] = Card.words
     env.globals["languages"] = tuple((code, LANGUAGE_NAMES[code]) for code in LANGUAGES)
+    # The run, the clock and the daily deal's label (app/web/clock.py, app/web/daily.py).
+    env.globals.update(
+        game_clock=game_clock, clock_text=clock_text, duration_iso=duration_iso, daily_deal=daily_deal
+    )
     return env
 
 

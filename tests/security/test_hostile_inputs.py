@@ -281,6 +281,14 @@ def language_probes(ids: Ids) -> Iterator[Probe]:
                 {"data": {"lang": "he"}, "headers": {"referer": "http://testserver/%0D%0ALocation:%20//evil"}}, "any")
 
 
+def howto_probes(ids: Ids) -> Iterator[Probe]:
+    yield Probe("open redirect by Referer", "POST", "/settings/how-to-play",
+                {"headers": {"referer": "https://evil.example/phish"}}, "any")
+    yield Probe("Referer with CRLF", "POST", "/settings/how-to-play",
+                {"headers": {"referer": "http://testserver/%0D%0ALocation:%20//evil"}}, "any")
+    yield Probe("a body it does not read", "POST", "/settings/how-to-play", {"data": {"x": "y" * 5000}}, "any")
+
+
 def plain(method: str, path: str, expect: Expect = "any") -> RouteProbes:
     def probes(ids: Ids) -> Iterator[Probe]:
         yield Probe("plain", method, path, expect=expect)
@@ -336,6 +344,8 @@ CATALOGUE: dict[tuple[str, str], RouteProbes] = {
     ("GET", "/stats"): plain("GET", "/stats"),
     ("POST", "/players/me/name"): page_name_probes,
     ("POST", "/settings/language"): language_probes,
+    ("GET", "/how-to-play"): plain("GET", "/how-to-play"),
+    ("POST", "/settings/how-to-play"): howto_probes,
     ("GET", "/healthz"): plain("GET", "/healthz"),
     ("GET", "/readyz"): plain("GET", "/readyz"),
     ("GET", "/metrics"): plain("GET", "/metrics"),

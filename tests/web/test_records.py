@@ -104,7 +104,7 @@ def test_my_stats(client: TestClient) -> None:
         "display_name": None,
         "stats": [
             {"rules": r, "played": 0, "won": 0, "win_rate": 0.0, "best_score": None,
-             "current_streak": 0, "longest_streak": 0}
+             "current_streak": 0, "longest_streak": 0, "longest_run": None, "fastest_win": None}
             for r in ("easy", "classic")
         ],
     }  # fmt: skip
@@ -132,15 +132,20 @@ def test_stats_page_and_name_form(client: TestClient) -> None:
     win_by_clicks(client, code, line)
     page = client.get("/stats")
     assert page.status_code == 200
-    row = re.search(r'<tr id="stats-easy">(.*?)</tr>', page.text, re.S)
-    assert row is not None
-    cells = [
-        re.sub(r"<[^>]+>", "", c).strip()
-        for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row.group(1))
-    ]
+    table = re.search(r'<table id="stats-table".*?</table>', page.text, re.S)
+    assert table is not None
+    easy = {  # each figure's row: its first cell is the easy rules' column
+        row_id: re.sub(r"<[^>]+>", "", cells).strip()
+        for row_id, cells in re.findall(r'<tr id="stats-([a-z-]+)"><th[^>]*>.*?</th><td>(.*?)</td>', table.group(0))
+    }
     won = Game(code)
     won.replay(line)
-    assert cells[1:] == ["1", "1", "100%", str(won.score), "1", "1"]
+    assert easy == {
+        "played": "1", "won": "1", "win-rate": "100%", "best-score": str(won.score),
+        "current-streak": "1", "longest-streak": "1", "longest-run": str(won.longest_run),
+        "fastest-win": easy["fastest-win"],
+    }  # fmt: skip
+    assert re.fullmatch(r"\d+:\d\d", easy["fastest-win"])  # won by clicks: the clock ran
     assert "Playing anonymously" in page.text
 
     bad = client.post("/players/me/name", data={"name": "x" * 41})
