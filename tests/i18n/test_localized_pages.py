@@ -37,6 +37,13 @@ def attribute(html: str, element_id: str, name: str) -> str:
     return html_lib.unescape(value.group(1))
 
 
+def code_error_text(html: str) -> str:
+    """The refused code's message, without the markup that keeps the example code whole."""
+    match = re.search(r'id="code-error"[^>]*>(.*?)</p>', html, re.S)
+    assert match, "no #code-error"
+    return re.sub(r"<[^>]+>", "", match.group(1)).strip()
+
+
 def use_cookie(client: TestClient, lang: str) -> None:
     client.cookies.set(LANGUAGE_COOKIE, lang)
 
@@ -57,8 +64,9 @@ def test_each_language_renders_the_page(client: TestClient, lang: str, how: str)
     for text in PAGE_WORDS[lang]:
         assert text in page
     game = Game.from_code(CODE)
-    assert f'aria-label="{html_lib.escape(words.hidden_card)}"' in page
-    assert page.count(f'aria-label="{html_lib.escape(words.hidden_card)}"') == 18
+    # Face-down cards are hidden from screen readers; the board in words names them.
+    assert page.count('class="card back') == 18 == page.count('tabindex="-1" aria-hidden="true"')
+    assert html_lib.escape(words.hidden_card) in text_of(page, "words-text")
     for p in range(18, 28):
         assert f'aria-label="{html_lib.escape(words.card_words(game.deal.tableau[p]))}"' in page
     assert html_lib.escape(words.describe(game)) in page
@@ -170,7 +178,8 @@ def test_a_won_game_says_so_in_the_language(client: TestClient, lang: str, endin
             page = client.post(f"/games/{game_id}/remove", data={"position": action}, headers=HX).text
     status = text_of(page, "status")
     words = get_locale(lang)
-    assert status.startswith(words.gettext("You won!"))
+    assert status[:1].isupper() or not status[:1].isalpha() or lang in ("he", "th")
+    assert words.gettext("You won!") in status
     moves = len(line)
     assert str(moves) in status
     if ending is None:  # Ukrainian: 1, 21, 31 хід; 2-4, 22-24 ходи; else ходів
@@ -289,8 +298,8 @@ def test_a_bad_code_is_explained_in_the_language(client: TestClient, lang: str) 
     words = get_locale(lang)
     response = client.get("/g/TP1-X-HELLO")
     assert response.status_code == 400
-    assert html_lib.escape(words.code_error("TP1-X-HELLO")) in response.text
+    assert code_error_text(response.text) == html_lib.escape(words.code_error("TP1-X-HELLO"))
     client.get(f"/g/{CODE}")
     response = client.post("/new", data={"code": "TP1-E-NOPE"}, headers=HX)
     assert response.status_code == 400
-    assert text_of(response.text, "code-error") == html_lib.escape(words.code_error("TP1-E-NOPE"))
+    assert code_error_text(response.text) == html_lib.escape(words.code_error("TP1-E-NOPE"))
