@@ -14,6 +14,10 @@
   function faceCards() {
     return Array.prototype.slice.call(document.querySelectorAll("#peaks button.card.face"));
   }
+  function targetId(ctx) {
+    var t = ctx && ctx.target;
+    return typeof t === "string" ? t.replace(/^#/, "") : (t && t.id) || "";
+  }
   function centre(el) {
     var r = el.getBoundingClientRect();
     return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
@@ -150,11 +154,28 @@
     event.target.removeAttribute("aria-describedby");
   });
 
-  // No flying cards for a whole new deal, nor when the player asks for less motion.
-  document.addEventListener("htmx:before:viewTransition", function (event) {
+  // No flying cards for a whole new deal, nor when the player asks for less motion (htmx
+  // decides per request: ctx.transition, from htmx-config "transitions").
+  // A new tap or key while cards still fly ends the flight at once: htmx holds a request until
+  // its transition has finished, and a click in the meantime would wait, or be dropped.
+  var flight = null;
+  if (document.startViewTransition) {
+    var start = document.startViewTransition.bind(document);
+    document.startViewTransition = function (update) {
+      var transition = start(update);
+      flight = transition;
+      transition.finished.finally(function () { if (flight === transition) flight = null; });
+      return transition;
+    };
+  }
+  function land() { if (flight) { flight.skipTransition(); flight = null; } }
+  document.addEventListener("pointerdown", land, true);
+  document.addEventListener("keydown", land, true);
+
+  document.addEventListener("htmx:config:request", function (event) {
     var ctx = event.detail && event.detail.ctx;
-    var whole = ctx && ctx.target && ctx.target.id === "game";
-    if (whole || window.matchMedia("(prefers-reduced-motion: reduce)").matches) event.preventDefault();
+    if (!ctx) return;
+    if (targetId(ctx) === "game" || window.matchMedia("(prefers-reduced-motion: reduce)").matches) ctx.transition = false;
   });
 
   document.addEventListener("htmx:before:swap", function (event) {
@@ -165,7 +186,7 @@
       id: active && active.id,
       card: card ? centre(card) : null,
       result: !!$("result"),
-      whole: !!(ctx && ctx.target && ctx.target.id === "game"),
+      whole: targetId(ctx) === "game",
     };
   });
 
@@ -198,6 +219,7 @@
   document.addEventListener("htmx:after:settle", function (event) {
     var id = event.target && event.target.id;
     if (id === "table" || id === "game" || id === "result-area" || id === "undo") settle();
+    if (id === "new-game-form" && $("code-error")) $("code-input").focus(); // read with its error
     if (id === "large-cards-form") {
       var on = $("large-cards").getAttribute("aria-pressed") === "true";
       $("main").classList.toggle("large-cards", on);
