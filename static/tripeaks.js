@@ -1,70 +1,234 @@
-// TriPeaks page helpers. No game logic lives here: the server decides every move.
-// This file only adds keyboard shortcuts, the Share button, and keeps focus sensible
-// after htmx swaps the table.
+// TriPeaks page helpers. No game logic lives here: the server decides every move and renders
+// every state. This file only moves focus (a roving tabindex over the face-up cards, and a
+// sensible place after every swap: docs/accessibility.md), adds keyboard shortcuts, the Share
+// button, and small touches of the New game window.
 (function () {
   "use strict";
 
-  var lastPosition = null;
+  var before = null; // what was focused and shown just before a swap
 
+  function $(id) { return document.getElementById(id); }
   function typing(target) {
     return target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.isContentEditable);
   }
+  function faceCards() {
+    return Array.prototype.slice.call(document.querySelectorAll("#peaks button.card.face"));
+  }
+  function targetId(ctx) {
+    var t = ctx && ctx.target;
+    return typeof t === "string" ? t.replace(/^#/, "") : (t && t.id) || "";
+  }
+  function centre(el) {
+    var r = el.getBoundingClientRect();
+    return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+  }
+  function nearest(cards, point) {
+    var best = null, bestD = Infinity;
+    cards.forEach(function (c) {
+      var p = centre(c), d = Math.abs(p.x - point.x) + 2 * Math.abs(p.y - point.y);
+      if (d < bestD) { bestD = d; best = c; }
+    });
+    return best;
+  }
+
+  // The board is one Tab stop: the current card has tabindex 0, the other face-up cards -1.
+  function rove(current) {
+    var cards = faceCards();
+    if (!cards.length) return null;
+    if (!current || cards.indexOf(current) < 0) {
+      current = cards.filter(function (c) { return c.tabIndex === 0 && c.dataset.rove === "1"; })[0] || cards[0];
+    }
+    cards.forEach(function (c) { c.tabIndex = c === current ? 0 : -1; c.dataset.rove = c === current ? "1" : ""; });
+    return current;
+  }
+
+  // Arrow keys move among the face-up cards by where they are on the screen, so they mirror
+  // with a right-to-left page by themselves; Home and End go to the first and last card.
+  function step(from, key) {
+    var cards = faceCards(), here = centre(from), best = null, bestD = Infinity;
+    var rtl = document.documentElement.dir === "rtl";
+    if (key === "Home" || key === "End") {
+      var ordered = cards.slice().sort(function (a, b) {
+        var pa = centre(a), pb = centre(b);
+        return Math.abs(pa.y - pb.y) > 4 ? pa.y - pb.y : (rtl ? pb.x - pa.x : pa.x - pb.x);
+      });
+      return key === "Home" ? ordered[0] : ordered[ordered.length - 1];
+    }
+    cards.forEach(function (c) {
+      if (c === from) return;
+      var p = centre(c), dx = p.x - here.x, dy = p.y - here.y, along, across;
+      if (key === "ArrowRight") { along = dx; across = dy; }
+      else if (key === "ArrowLeft") { along = -dx; across = dy; }
+      else if (key === "ArrowDown") { along = dy; across = dx; }
+      else { along = -dy; across = dx; }
+      if (along <= 2) return;
+      var d = along + 3 * Math.abs(across);
+      if (d < bestD) { bestD = d; best = c; }
+    });
+    return best;
+  }
 
   document.addEventListener("keydown", function (event) {
-    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+    var target = event.target;
+    var arrows = ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End"];
+    if (target.closest && target.closest("#peaks") && arrows.indexOf(event.key) >= 0) {
+      var card = target.closest("button.card.face");
+      var next = card && step(card, event.key);
+      event.preventDefault();
+      if (next) { rove(next); next.focus(); }
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(target)) return;
     // event.code names the physical key, so D, U and N work on Hebrew, Ukrainian and Thai layouts too.
-    var key = event.code;
-    var target = null;
-    if (key === "KeyD") target = document.getElementById("stock");
-    else if (key === "KeyU") target = document.getElementById("undo");
-    else if (key === "KeyH") target = document.getElementById("hint");
+    var key = event.code, button = null;
+    if (key === "KeyD") button = $("stock");
+    else if (key === "KeyU") button = $("undo");
+    else if (key === "KeyH") button = $("hint");
     else if (key === "KeyN") {
-      var dialog = document.getElementById("new-game");
-      if (dialog && dialog.showPopover) { dialog.showPopover(); event.preventDefault(); }
-      var input = document.getElementById("code-input");
+      var dialog = $("new-game");
+      if (dialog && dialog.showPopover && !dialog.matches(":popover-open")) { dialog.showPopover(); }
+      event.preventDefault();
+      var input = $("code-input");
       if (input) input.focus();
       return;
     }
-    if (target && !target.disabled) { event.preventDefault(); target.click(); }
+    if (button && !button.disabled && button.getAttribute("aria-disabled") !== "true") {
+      event.preventDefault();
+      button.click();
+    }
+  });
+
+  document.addEventListener("focusin", function (event) {
+    var card = event.target.closest && event.target.closest("#peaks button.card.face");
+    if (card) rove(card);
   });
 
   document.addEventListener("click", function (event) {
-    var card = event.target.closest && event.target.closest("[data-position]");
-    lastPosition = card ? Number(card.getAttribute("data-position")) : null;
-    var share = event.target.closest && event.target.closest("#share");
-    if (!share) return;
-    var url = share.getAttribute("data-share-url");
-    var status = document.getElementById("status");
-    function said(text) { if (status) status.textContent = text; }
-    if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(url).then(function () { said(share.getAttribute("data-copied")); },
-        function () { said(url); });
-    } else {
-      said(url);
+    var skip = event.target.closest && event.target.closest(".skip-link");
+    if (skip) {
+      var first = rove();
+      if (first) { event.preventDefault(); first.focus(); }
+      return;
     }
+    var share = event.target.closest && event.target.closest("#share");
+    if (share) shareGame(share);
   });
 
-  // After a swap: close the New game window when a new game was dealt (the whole
-  // #game was swapped), and put focus back on the table if the focused card went to the waste.
-  document.addEventListener("htmx:after:swap", function (event) {
-    var dialog = document.getElementById("new-game");
+  var sayTimer = null;
+  function say(text) {
+    var status = $("status");
+    if (!status) return;
+    status.textContent = text;
+    clearTimeout(sayTimer);
+    sayTimer = setTimeout(function () { if (status.textContent === text) status.textContent = ""; }, 4000);
+  }
+  function shareGame(share) {
+    var url = share.getAttribute("data-share-url"), text = share.getAttribute("data-share-text");
+    if (navigator.share && (!navigator.canShare || navigator.canShare({ url: url, text: text }))) {
+      navigator.share({ title: document.title, text: text, url: url }).catch(function () {});
+      return;
+    }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text + " " + url).then(function () { say(share.getAttribute("data-copied")); },
+        function () { say(url); });
+    } else {
+      say(url);
+    }
+  }
+
+  // The New game window: focus its first choice when it opens; an edit clears an old error.
+  document.addEventListener("toggle", function (event) {
+    if (event.target.id !== "new-game" || event.newState !== "open") return;
+    var dialog = event.target;
+    requestAnimationFrame(function () {
+      if (dialog.contains(document.activeElement)) return;
+      var first = dialog.querySelector("input[name=rules]:checked") || dialog.querySelector("input");
+      if (first) first.focus();
+    });
+  }, true);
+  document.addEventListener("input", function (event) {
+    if (event.target.id !== "code-input") return;
+    var error = $("code-error");
+    if (error) error.remove();
+    event.target.removeAttribute("aria-invalid");
+    event.target.removeAttribute("aria-describedby");
+  });
+
+  // No flying cards for a whole new deal, nor when the player asks for less motion (htmx
+  // decides per request: ctx.transition, from htmx-config "transitions").
+  // A new tap or key while cards still fly ends the flight at once: htmx holds a request until
+  // its transition has finished, and a click in the meantime would wait, or be dropped.
+  var flight = null;
+  if (document.startViewTransition) {
+    var start = document.startViewTransition.bind(document);
+    document.startViewTransition = function (update) {
+      var transition = start(update);
+      flight = transition;
+      transition.finished.finally(function () { if (flight === transition) flight = null; });
+      return transition;
+    };
+  }
+  function land() { if (flight) { flight.skipTransition(); flight = null; } }
+  document.addEventListener("pointerdown", land, true);
+  document.addEventListener("keydown", land, true);
+
+  document.addEventListener("htmx:config:request", function (event) {
+    var ctx = event.detail && event.detail.ctx;
+    if (!ctx) return;
+    if (targetId(ctx) === "game" || window.matchMedia("(prefers-reduced-motion: reduce)").matches) ctx.transition = false;
+  });
+
+  document.addEventListener("htmx:before:swap", function (event) {
     var active = document.activeElement;
     var ctx = event.detail && event.detail.ctx;
-    var dealt = ctx && ctx.target && ctx.target.id === "game";
-    if (dealt && dialog && dialog.matches(":popover-open")) {
-      dialog.hidePopover();
-    }
-    if (active && active !== document.body && document.contains(active)) return;
-    var cards = Array.prototype.slice.call(document.querySelectorAll("#table button.card.face"));
-    var next = null;
-    if (lastPosition !== null) {
-      cards.sort(function (a, b) {
-        return Math.abs(a.dataset.position - lastPosition) - Math.abs(b.dataset.position - lastPosition);
-      });
-      next = cards[0];
-    }
-    (next || document.getElementById("stock") || document.body).focus();
+    var card = active && active.closest && active.closest("#peaks .card");
+    before = {
+      id: active && active.id,
+      card: card ? centre(card) : null,
+      result: !!$("result"),
+      whole: targetId(ctx) === "game",
+    };
   });
+
+  // After a swap (inside the view transition's update, so focus never waits for the motion).
+  function settle() {
+    if (!before) { rove(); return; }
+    var active = document.activeElement, result = $("result");
+    var dialog = $("new-game");
+    if (before.whole && dialog && dialog.matches(":popover-open")) dialog.hidePopover();
+    if (result && !before.result) {
+      var primary = result.querySelector(".button.primary");
+      if (primary) { primary.focus(); return; }
+    }
+    if (before.whole) {
+      var first = rove();
+      (first || $("stock")).focus();
+      return;
+    }
+    if (active && active !== document.body && document.contains(active) && !active.disabled) {
+      rove(active.closest && active.closest("#peaks button.card.face"));
+      return;
+    }
+    var cards = faceCards(), again = before.id && $(before.id), next = null;
+    if (before.card) next = nearest(cards, before.card);
+    else if (again && !again.disabled && again.tabIndex >= 0) next = again;
+    if (!next) next = rove() || $("stock");
+    if (next.matches && next.matches("#peaks .card")) rove(next);
+    next.focus();
+  }
+  document.addEventListener("htmx:after:settle", function (event) {
+    var id = event.target && event.target.id;
+    if (id === "table" || id === "game" || id === "result-area" || id === "undo") settle();
+    if (id === "new-game-form" && $("code-error")) $("code-input").focus(); // read with its error
+    if (id === "large-cards-form") {
+      var on = $("large-cards").getAttribute("aria-pressed") === "true";
+      $("main").classList.toggle("large-cards", on);
+    }
+  });
+  document.addEventListener("htmx:after:swap", function () { before = null; });
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", function () { rove(); });
+  else rove();
 })();
 
 // ux-more: the game clock counts on between swaps. The server renders the true time on every

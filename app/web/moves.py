@@ -18,7 +18,7 @@ from anyio import to_thread
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.engine import Game, RefusedAction, Status
+from app.engine import Game, Refusal, RefusedAction, Status
 from app.store import GameStore, StoredGame
 from app.web.clock import timed
 from app.web.deps import (
@@ -31,7 +31,7 @@ from app.web.deps import (
 )
 from app.web.pages import ACTION_BLOCKS, GAME_PAGE, game_context, page_url
 from app.web.render import Pages, is_htmx
-from app.web.views import Event, Happened, turned_by_removal
+from app.web.views import Event, Happened, covered_by_undo, turned_by_removal
 
 router = APIRouter()
 
@@ -66,6 +66,9 @@ async def act(
     try:
         updated = await store.aupdate(move.game_id, timed(action), owned_by=player)
     except RefusedAction as refused:
+        if refused.refusal is Refusal.NO_CARD and is_htmx(request):
+            # A double click's second click: the first one's answer stands (204: nothing swapped).
+            return Response(status_code=204, headers={"Vary": "HX-Request"})
         stored = (await load_players_game(move)).stored
         event = Event(Happened.REFUSED, refusal=refused.refusal)
         if not is_htmx(request):
@@ -97,9 +100,14 @@ async def remove(request: Request, move: PlayersRemovalDep) -> Response:
     def do(game: Game) -> tuple[Event, frozenset[int]]:
         before = sum(game.peaks_cleared)
         game.remove(position)
-        card = game.waste
-        event = Event(Happened.REMOVED, card=card, peak_cleared=sum(game.peaks_cleared) > before)
-        return event, turned_by_removal(game, position)
+        turned = turned_by_removal(game, position)
+        event = Event(
+            Happened.REMOVED,
+            card=game.waste,
+            peak_cleared=sum(game.peaks_cleared) > before,
+            turned_up=tuple(game.deal.tableau[p] for p in sorted(turned)),
+        )
+        return event, turned
 
     return await act(request, move, do)
 
@@ -116,8 +124,8 @@ async def draw(request: Request, move: PlayersMoveDep) -> Response:
 @router.post("/games/{game_id}/undo", name="undo")
 async def undo(request: Request, move: PlayersMoveDep) -> Response:
     def do(game: Game) -> tuple[Event, frozenset[int]]:
-        card = game.waste
+        card, before = game.waste, game.copy()
         game.undo()
-        return Event(Happened.UNDID, card=card), frozenset()
+        return Event(Happened.UNDID, card=card, turned_down=covered_by_undo(before, game)), frozenset()
 
     return await act(request, move, do)

@@ -11,6 +11,7 @@ in full: ``/g/<code>`` shows the player's own game of that deal.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Annotated, Any, Final, Literal
 
 from fastapi import APIRouter, Form, HTTPException, Request
@@ -29,19 +30,54 @@ from app.web.deps import (
 from app.web.players import read_cookies
 from app.web.records import announcement, record_line
 from app.web.render import Pages, is_htmx
-from app.web.solving import deal_outlook, hint_for, winnable_code
+from app.web.solving import deal_outlook, hint_for, is_proven_winnable, winnable_code
 from app.web.views import Event, Happened
 
 router = APIRouter()
 
 ERROR_HELP_COOKIE: Final = "tp_error_help"
+LARGE_CARDS_COOKIE: Final = "tp_large_cards"
+WINNABLE_ONLY_COOKIE: Final = "tp_winnable_only"
+SETTING_MAX_AGE: Final = 400 * 24 * 3600
 GAME_PAGE: Final = "game.html"
-ACTION_BLOCKS: Final = ("table", "score", "moves", "run_clock", "undo", "status", "words")
+ACTION_BLOCKS: Final = ("table", "score", "moves", "run_clock", "undo", "hint", "result", "status", "words")
 MAX_CODE_INPUT: Final = 500
+_LINK_IN_TEXT: Final = re.compile(r"https?://\S+", re.IGNORECASE)
 
 
 def error_help_on(request: Request) -> bool:
     return read_cookies(request.scope).get(ERROR_HELP_COOKIE) != "0"
+
+
+def large_cards_on(request: Request) -> bool:
+    return read_cookies(request.scope).get(LARGE_CARDS_COOKIE) == "1"
+
+
+def winnable_only_on(request: Request) -> bool:
+    return read_cookies(request.scope).get(WINNABLE_ONLY_COOKIE) == "1"
+
+
+def read_code(text: str) -> GameCode:
+    """A code as typed or pasted: the code itself, a share link, or a share link inside other
+    text (``try this: https://…/g/TP1-E-…``, SPEC section 3). Raises :class:`CodeError`."""
+    try:
+        return GameCode.parse(text)
+    except CodeError:
+        found = {
+            code
+            for link in _LINK_IN_TEXT.findall(text)
+            if (code := _code_of_link(link.rstrip(".,;:!?)]}>\"'»”’"))) is not None
+        }
+        if len(found) == 1:
+            return found.pop()
+        raise
+
+
+def _code_of_link(link: str) -> GameCode | None:
+    try:
+        return GameCode.parse(link)
+    except CodeError:
+        return None
 
 
 def share_url(request: Request, game: Game) -> str:
@@ -63,6 +99,25 @@ class ShareUrl:
 
     def __html__(self) -> str:
         return escape(str(self))
+
+
+def waste_name(game: Game, event: Event | None) -> str:
+    """The waste card's View Transitions name (``static/tripeaks.css``): the card's own, or just
+    after a draw the name the stock's top card had, so the browser flies it from the stock."""
+    if event is not None and event.happened is Happened.DREW:
+        return f"s-{game.stock_count + 1}"
+    return f"c-{game.waste.text()}"
+
+
+def share_text(game: Game) -> str:
+    """What the Share button sends with the link: the result once won, else an invitation."""
+    gettext = current_locale().gettext
+    if game.status is Status.WON:
+        return gettext("I won TriPeaks deal %(code)s with %(score)s points. Can you beat it?") % {
+            "code": game.code_text(),
+            "score": game.score,
+        }
+    return gettext("Play TriPeaks deal %(code)s with me.") % {"code": game.code_text()}
 
 
 def game_context(
@@ -93,12 +148,17 @@ def game_context(
         "event": event,
         "error_help": error_help_on(request),
         "share_url": ShareUrl(request, game),
+        "share_text": share_text(game),
+        "waste_name": waste_name(game, event),
+        "large_cards": large_cards_on(request),
+        "proven_winnable": is_proven_winnable(game.code),
+        "left_game": None,
         "oob": oob,
         "rules": list(Rules),
         "chosen_rules": game.rules,
         "code_input": "",
         "code_error": None,
-        "winnable_only": False,
+        "winnable_only": winnable_only_on(request),
         "announcement": announcement(store, stored),
         "record_line": record_line(store.deal_record(game.code), player) if record else "",
         # Once a game ends, what the deal allowed (the solver's answer, kept per deal).
@@ -113,7 +173,11 @@ def page_url(game: Game) -> str:
 
 
 def deal_for(store: GameStore, player: str, code: GameCode) -> StoredGame:
-    """The player's own game of this deal, or a fresh deal of it; it becomes the current game."""
+    """The player's own game of this deal (the current game if it is one, else the latest), or a
+    fresh deal of it; it becomes the current game."""
+    current = store.current(player)
+    if current is not None and current.game.code == code:
+        return current
     stored = store.find(player, code)
     if stored is None:
         return store.create(Game(code), player)
@@ -156,7 +220,7 @@ def deal_page(
 
 @router.get("/new", name="new_game_page")
 def new_game_page(request: Request, pages: PagesDep) -> Response:
-    return pages.page("new.html", new_game_context(request))
+    return pages.page("new.html", new_game_context(request, winnable_only=winnable_only_on(request)))
 
 
 def new_game_context(
@@ -175,6 +239,7 @@ def new_game_context(
         "code_error": code_error,
         "winnable_only": winnable_only,
         "oob": False,
+        "standalone": not is_htmx(request),
     }
 
 
@@ -189,9 +254,10 @@ def new_game(
     winnable_only: Annotated[bool, Form()] = False,
 ) -> Response:
     rules = Rules.from_word(rules_word)
+    left = store.current(player)
     if code.strip():
         try:
-            parsed = GameCode.parse(code)
+            parsed = read_code(code)
         except CodeError:
             error = current_locale().code_error(code)
             context = new_game_context(
@@ -210,36 +276,58 @@ def new_game(
     else:
         dealt = winnable_code(rules) if winnable_only else GameCode.random(rules)
         stored = store.create(Game(dealt), player)
-    return show_new_game(request, pages, store, player, stored)
+    response = show_new_game(request, pages, store, player, stored, left=left)
+    response.set_cookie(
+        WINNABLE_ONLY_COOKIE, "1" if winnable_only else "0", max_age=SETTING_MAX_AGE, samesite="lax", httponly=True
+    )
+    return response
 
 
 def show_new_game(
-    request: Request, pages: Pages, store: GameStore, player: str, stored: StoredGame
+    request: Request,
+    pages: Pages,
+    store: GameStore,
+    player: str,
+    stored: StoredGame,
+    *,
+    left: StoredGame | None = None,
+    event: Event | None = None,
 ) -> Response:
+    """The new current game. ``left``: the game it replaces; while that one was under way, the
+    page offers a way back to it (New game and Restart ask nothing, and lose nothing)."""
     if not is_htmx(request):
         return RedirectResponse(page_url(stored.game), status_code=303)
-    event = Event(Happened.DEALT)
+    in_progress = left is not None and left.id != stored.id and left.game.moves > 0 and not left.game.is_over
     # The game swaps in whole; the New game window's form comes back fresh (out of band).
     return pages.blocks(
         GAME_PAGE,
         ["game", "new_game_form"],
-        game_context(request, pages, store, player, stored, event=event, form_oob=True),
+        game_context(
+            request, pages, store, player, stored,
+            event=event or Event(Happened.DEALT), form_oob=True, left_game=left if in_progress else None,
+        ),
         headers={"HX-Push-Url": page_url(stored.game)},
     )
 
 
 @router.post("/settings/error-help", name="toggle_error_help")
 def toggle_error_help(request: Request, pages: PagesDep) -> Response:
-    on = not error_help_on(request)
+    return _toggle(request, pages, ERROR_HELP_COOKIE, "error_help", on=not error_help_on(request))
+
+
+@router.post("/settings/large-cards", name="toggle_large_cards")
+def toggle_large_cards(request: Request, pages: PagesDep) -> Response:
+    """Taller cards where the screen's height allows (phones held upright); remembered."""
+    return _toggle(request, pages, LARGE_CARDS_COOKIE, "large_cards", on=not large_cards_on(request))
+
+
+def _toggle(request: Request, pages: Pages, cookie: str, block: str, *, on: bool) -> Response:
+    """Flip a remembered switch of the game page: an htmx request gets the switch back."""
     if is_htmx(request):
-        response: Response = pages.blocks(
-            GAME_PAGE, ["error_help"], {"request": request, "error_help": on, "oob": False}
-        )
+        response: Response = pages.blocks(GAME_PAGE, [block], {"request": request, block: on, "oob": False})
     else:
         response = RedirectResponse("/", status_code=303)
-    response.set_cookie(
-        ERROR_HELP_COOKIE, "1" if on else "0", max_age=400 * 24 * 3600, samesite="lax", httponly=True
-    )
+    response.set_cookie(cookie, "1" if on else "0", max_age=SETTING_MAX_AGE, samesite="lax", httponly=True)
     return response
 
 
@@ -251,7 +339,15 @@ def restart(request: Request, pages: PagesDep, players_game: PlayersGameDep) -> 
     """Deal the same code again from the start (a new game; the old one is kept)."""
     stored, store, player = players_game.stored, players_game.store, players_game.player
     fresh = store.create(Game(stored.game.code), player)
-    return show_new_game(request, pages, store, player, fresh)
+    return show_new_game(request, pages, store, player, fresh, left=stored)
+
+
+@router.post("/games/{game_id}/resume", name="resume")
+def resume(request: Request, pages: PagesDep, players_game: PlayersGameDep) -> Response:
+    """Go back to one of the player's own games (the one a New game or Restart left)."""
+    stored, store, player = players_game.stored, players_game.store, players_game.player
+    store.set_current(player, stored.id)
+    return show_new_game(request, pages, store, player, stored, event=Event(Happened.RESUMED))
 
 
 @router.post("/games/{game_id}/hint", name="hint")

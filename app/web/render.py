@@ -22,16 +22,17 @@ from typing import Any, Final
 
 import jinja2
 from jinja2.runtime import Context, new_context
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from app.engine import DECK, Card, Game
 from app.engine.layout import exposed_mask
 from app.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, current_locale
+from app.i18n.locale import CODE_EXAMPLE
 from app.web.clock import clock_text, duration_iso, game_clock
 from app.web.daily import daily_deal
-from app.web.views import TABLEAU_ORDER, Slot
+from app.web.views import TABLEAU_ORDER, Slot, playable_cards
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 TEMPLATES_DIR: Final = ROOT / "templates"
@@ -59,6 +60,43 @@ _PAGE_HEADERS: Final = {"Vary": "HX-Request", "Cache-Control": "no-store"}
 """Every page and fragment: its content depends on ``HX-Request``, and is never cached."""
 
 
+def sentence(text: str) -> Markup:
+    """The text with a capital first letter (``"ace of clubs to the waste."`` → ``"Ace of ..."``).
+
+    A filter over markup the template already escaped: only its first character changes."""
+    text = Markup(text).strip()
+    return Markup(text[:1].upper() + text[1:])
+
+
+def card_list(cards: Sequence[Card]) -> str:
+    """Cards in words, in the current language, joined by commas: ``2 of clubs, king of hearts``."""
+    words = current_locale()
+    return ", ".join(words.card_words(card) for card in cards)
+
+
+def playable_words(game: Game) -> str:
+    """What the board in words adds: which cards can be played now (the engine decides)."""
+    words, cards = current_locale(), playable_cards(game)
+    if game.is_over:
+        return ""
+    if not cards:
+        if game.stock_count:
+            return words.gettext("No card can be played now: draw from the stock.")
+        return words.gettext("No card can be played now.")
+    return words.gettext("Can be played now: %(cards)s.") % {"cards": card_list(cards)}
+
+
+def code_error_html(message: str) -> Markup:
+    """A refused code's message with the example code and "A-Z" kept whole, left to right.
+
+    Without it the example breaks at its hyphens (``TP1-E-`` / ``AAAAAAB``), and in a
+    right-to-left page "A-Z)" is torn apart by the bidi algorithm."""
+    html = str(escape(message))
+    for part in (CODE_EXAMPLE, "A-Z"):
+        html = html.replace(part, f'<bdi dir="ltr" class="nowrap">{part}</bdi>')
+    return Markup(html)
+
+
 def make_environment() -> jinja2.Environment:
     """The Jinja2 environment of every page: autoescaped, with the i18n extension."""
     env = jinja2.Environment(
@@ -76,6 +114,10 @@ def make_environment() -> jinja2.Environment:
     env.globals["static_url"] = static_url
     env.globals["vendored"] = vendored
     env.globals["card_words"] = Card.words
+    env.globals["card_list"] = card_list
+    env.globals["playable_words"] = playable_words
+    env.filters["sentence"] = sentence
+    env.filters["code_error_html"] = code_error_html
     env.globals["languages"] = tuple((code, LANGUAGE_NAMES[code]) for code in LANGUAGES)
     # The run, the clock and the daily deal's label (app/web/clock.py, app/web/daily.py).
     env.globals.update(

@@ -39,7 +39,11 @@ def deal_outlook(code: GameCode) -> Outlook:
             plain = solve(game, node_limit=NODE_LIMIT)
         except SearchLimitExceeded:
             return Outlook(None, None)
+        if plain.winnable:
+            note_winnable(code)
         return Outlook(plain.winnable, None)
+    if best.winnable:
+        note_winnable(code)
     return Outlook(best.winnable, best.score if best.winnable else None)
 
 
@@ -57,8 +61,25 @@ def winnable_code(rules: Rules) -> GameCode:
     for _ in range(WINNABLE_TRIES):
         try:
             if solve(Game(code), node_limit=NODE_LIMIT).winnable:
+                note_winnable(code)
                 return code
         except SearchLimitExceeded:
             pass
         code = GameCode.random(rules)
     raise RuntimeError("no winnable deal found")  # about (1/4) ** 60 for classic rules
+
+
+_PROVEN: Final[dict[GameCode, None]] = {}
+_PROVEN_MOST: Final = 4096
+
+
+def note_winnable(code: GameCode) -> None:
+    """Remember that the solver proved ``code`` winnable (the newest few thousand deals)."""
+    _PROVEN[code] = None
+    if len(_PROVEN) > _PROVEN_MOST:
+        del _PROVEN[next(iter(_PROVEN))]
+
+
+def is_proven_winnable(code: GameCode) -> bool:
+    """Whether this process's solver has proven the deal winnable (the board marks it)."""
+    return code in _PROVEN

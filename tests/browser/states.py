@@ -1,0 +1,180 @@
+"""What the play-experience tests share: the five views, the page's states, the catalogs' words.
+
+A state is reached through real HTTP in the page's own browser context (its cookies, so the
+player's own game): the moves are posted as plain forms, then the page is loaded whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from babel.messages.pofile import read_po
+from playwright.sync_api import Page, expect
+
+from app.engine import DRAW, Game, GameCode, Rules
+from tests.support import blocked_by_drawing, won_deal
+
+ROOT = Path(__file__).resolve().parents[2]
+CATALOGS = ROOT / "app" / "i18n" / "locales"
+AXE = next((Path(__file__).parent / "vendor").glob("axe-*.min.js"))
+CODE = "TP1-E-AAAAAAB"
+MID_CODE = "TP1-E-AAAAAAD"
+"""The deal of the game under way (not the won deal's nor the blocked deal's)."""
+
+VIEWS: dict[str, dict[str, int]] = {
+    "1280x800": {"width": 1280, "height": 800},
+    "1366x768": {"width": 1366, "height": 768},
+    "390x844": {"width": 390, "height": 844},
+    "844x390": {"width": 844, "height": 390},
+    # 1280x800 at 200 % zoom: the page lays out in 640x400 CSS pixels (the media queries and
+    # the layout are those of the zoomed page; only the pixels per CSS pixel differ).
+    "1280x800-zoom200": {"width": 640, "height": 400},
+}
+BROWSER_LOCALES = {"en": "en-GB", "he": "he-IL", "uk": "uk-UA", "th": "th-TH"}
+STATES = ("start", "mid", "won", "blocked", "new-game")
+
+
+@cache
+def catalog(lang: str) -> dict[str, Any]:
+    """A language's catalog as its .po file says it (read with babel, not the app's gettext)."""
+    with (CATALOGS / lang / "LC_MESSAGES" / "messages.po").open("rb") as file:
+        messages = read_po(file, locale=lang)
+    return {
+        (m.id if isinstance(m.id, str) else m.id[0]): (m.string or m.id)
+        for m in messages
+        if m.id and not (m.context)
+    }
+
+
+def says(lang: str, msgid: str, **values: object) -> str:
+    """The catalog's own wording of a message, with its values filled in."""
+    text = catalog(lang)[msgid]
+    if isinstance(text, tuple):  # plural forms: the tests use the singular's id only for checks
+        text = text[0]
+    return text % values if values else text
+
+
+def game_id(page: Page) -> str:
+    found = page.locator("#game").get_attribute("data-game-id")
+    assert found
+    return found
+
+
+def post_line(page: Page, line: tuple[int, ...] | list[int]) -> None:
+    """Play actions as plain form posts from the page's own context (its cookie, its game)."""
+    gid = game_id(page)
+    for action in line:
+        if action == DRAW:
+            response = page.request.post(f"/games/{gid}/draw", max_redirects=0)
+        else:
+            response = page.request.post(f"/games/{gid}/remove", form={"position": str(action)}, max_redirects=0)
+        assert response.status == 303, (action, response.status)
+
+
+def mid_line() -> list[int]:
+    """A removal that turns cards face up, and a draw: a game under way."""
+    game = Game.from_code(MID_CODE)
+    return [game.playable_positions()[0], DRAW]
+
+
+def reach(page: Page, state: str) -> None:
+    """Open the game page in one of the states the tests look at."""
+    if state == "start":
+        page.goto(f"/g/{GameCode(Rules.EASY, 7).text()}")
+    elif state == "mid":
+        page.goto(f"/g/{MID_CODE}")
+        if page.locator("#moves").inner_text() == "0":
+            post_line(page, mid_line())
+        page.goto(f"/g/{MID_CODE}")
+    elif state == "won":
+        code, line = won_deal(Rules.EASY)
+        page.goto(f"/g/{code.text()}")
+        if not page.locator("#result.won").count():
+            post_line(page, line)
+            page.goto(f"/g/{code.text()}")
+        expect(page.locator("#result.won")).to_be_visible()
+    elif state == "blocked":
+        code = blocked_by_drawing()
+        page.goto(f"/g/{code.text()}")
+        if not page.locator("#result.blocked").count():
+            post_line(page, [DRAW] * 23)
+            page.goto(f"/g/{code.text()}")
+        expect(page.locator("#result.blocked")).to_be_visible()
+    elif state == "new-game":
+        reach(page, "mid")
+        page.click("#new-game-button")
+        expect(page.locator("#new-game")).to_be_visible()
+    else:  # pragma: no cover - a typo in a test
+        raise ValueError(state)
+    settle(page)
+
+
+def settle(page: Page) -> None:
+    """Wait until no animation or view transition runs."""
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+
+
+def run_axe(page: Page) -> list[tuple[str, list[Any]]]:
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.evaluate(AXE.read_text(encoding="utf-8"))  # evaluated by the test, not loaded by the page
+    result = page.evaluate("axe.run(document, {runOnly: ['wcag2a', 'wcag2aa', 'wcag21aa', 'best-practice']})")
+    return [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in result["violations"]]
+
+
+OUTSIDE = """(selectors) => {
+  const w = innerWidth, h = innerHeight, bad = [];
+  for (const selector of selectors) {
+    const found = [...document.querySelectorAll(selector)].filter(e => e.getClientRects().length);
+    if (!found.length) bad.push([selector, 'missing']);
+    for (const e of found) {
+      const r = e.getBoundingClientRect();
+      const name = selector + (e.id ? '#' + e.id : '');
+      if (r.left < -0.5 || r.top < -0.5 || r.right > w + 0.5 || r.bottom > h + 0.5) {
+        bad.push([name, 'outside', [r.left, r.top, r.right, r.bottom].map(Math.round)]);
+        continue;
+      }
+      // Nothing covers it: the middle of its box and a point near each corner hit it.
+      const points = [[.5, .5], [.2, .2], [.8, .2], [.2, .8], [.8, .8]];
+      for (const [fx, fy] of points) {
+        const hit = document.elementFromPoint(r.left + r.width * fx, r.top + r.height * fy);
+        if (!hit || !(hit === e || e.contains(hit) || hit.contains(e))) {
+          bad.push([name, 'covered', hit && (hit.id || hit.className)]);
+          break;
+        }
+      }
+    }
+  }
+  return bad;
+}"""
+"""Which of the elements are not wholly in the viewport, or are covered by something else."""
+
+PLAYED = [
+    "#peaks button.card.face", "#stock", "#waste", "#undo", "#hint", "#new-game-button",
+]
+
+
+def not_fitting(page: Page, selectors: list[str] | None = None) -> list[Any]:
+    result: list[Any] = page.evaluate(OUTSIDE, selectors or PLAYED)
+    return result
+
+
+def sideways(page: Page) -> list[Any]:
+    """Anything that makes the page scroll sideways."""
+    result: list[Any] = page.evaluate(
+        """() => {
+          const w = document.documentElement.clientWidth, bad = [];
+          if (document.documentElement.scrollWidth > w) bad.push(['page', document.documentElement.scrollWidth]);
+          const main = document.querySelector('main');
+          if (main && main.scrollWidth > main.clientWidth + 1) bad.push(['main', main.scrollWidth, main.clientWidth]);
+          return bad;
+        }"""
+    )
+    return result
+
+
+def in_each_language(make_page: Callable[..., Page], viewport: dict[str, int], **options: Any):  # type: ignore[no-untyped-def]
+    for lang, locale in BROWSER_LOCALES.items():
+        yield lang, make_page(viewport=viewport, locale=locale, **options)

@@ -1,0 +1,411 @@
+"""Accessibility in a real browser: axe, contrast measured on pixels, the keyboard, announcements.
+
+Where focus goes after each action is written down in docs/accessibility.md; each case is
+tested here. The words the page says are compared with the catalogs' own (.po) strings.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+from app.engine import DRAW, Game, GameCode, Rules
+from tests.browser.conftest import DESKTOP, PHONE
+from tests.browser.states import (
+    BROWSER_LOCALES,
+    CATALOGS,
+    MID_CODE,
+    STATES,
+    reach,
+    run_axe,
+    says,
+    settle,
+)
+from tests.support import blocked_by_drawing, won_deal
+
+HERE = Path(__file__).parent
+CONTRAST = (HERE / "contrast.js").read_text(encoding="utf-8")
+TEXTS = (HERE / "texts.js").read_text(encoding="utf-8")
+HIDE_TEXT = (
+    "*, *::before, *::after { color: transparent !important; -webkit-text-fill-color: transparent !important;"
+    " text-shadow: none !important; transition: none !important; }"
+)
+LIVE = "[aria-live], [role=status], [role=alert], [role=log], [role=marquee], [role=timer]"
+
+
+def card(page: Page, position: int):  # type: ignore[no-untyped-def]
+    return page.locator(f'#peaks [data-position="{position}"]')
+
+
+def focused(page: Page) -> str:
+    return str(page.evaluate("document.activeElement.id || document.activeElement.tagName"))
+
+
+def board_focused(page: Page) -> None:
+    """Focus is on the board: on its one card in the Tab order."""
+    expect(page.locator("#peaks [tabindex='0']")).to_be_focused()
+
+
+def cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+# -- axe and contrast ------------------------------------------------------------------------
+
+
+def test_axe_finds_nothing_in_any_state_page_or_language(new_page) -> None:  # type: ignore[no-untyped-def]
+    found = []
+    for lang, locale in BROWSER_LOCALES.items():
+        for viewport in (DESKTOP, PHONE):
+            page = new_page(viewport=viewport, locale=locale)
+            for state in STATES:
+                if viewport is PHONE and state in ("start", "mid"):
+                    continue  # the phone looks at the ended games and the window
+                reach(page, state)
+                found.extend((lang, state, viewport["width"], v) for v in run_axe(page))
+            if viewport is DESKTOP:
+                page.keyboard.press("Escape")
+                page.click(".lang-current")  # the language menu open
+                found.extend((lang, "language menu", v) for v in run_axe(page))
+                for path in ("/new", "/g/TP1-X-BAD"):
+                    page.goto(path)
+                    found.extend((lang, path, v) for v in run_axe(page))
+    assert found == []
+
+
+def test_every_text_has_contrast_against_its_actual_background(new_page) -> None:  # type: ignore[no-untyped-def]
+    low = []
+    for scheme in ("light", "dark"):
+        for lang in ("en", "uk"):
+            for viewport in (DESKTOP, PHONE):
+                page = new_page(viewport=viewport, locale=BROWSER_LOCALES[lang], bypass_csp=True, color_scheme=scheme)
+                for state in ("mid", "won", "blocked", "new-game"):
+                    reach(page, state)
+                    texts = page.evaluate(TEXTS)
+                    page.add_style_tag(content=HIDE_TEXT)
+                    shot = base64.b64encode(page.screenshot(animations="disabled")).decode()
+                    for t in page.evaluate(CONTRAST, [shot, texts]):
+                        if t["ratio"] < (3 if t["large"] else 4.5):
+                            low.append((scheme, lang, viewport["width"], state, t["text"], round(t["ratio"], 2)))
+                    assert len(texts) > 10
+    assert low == []
+
+
+def test_forced_colors_keep_face_down_cards_solid_and_the_hint_marked(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page(forced_colors="active")
+    reach(page, "mid")
+    back = page.locator("#peaks .card.back").first
+    assert back.evaluate("e => getComputedStyle(e).forcedColorAdjust") == "none"
+    assert "gradient" in back.evaluate("e => getComputedStyle(e).backgroundImage")
+    page.click("#hint")
+    expect(page.locator(".hinted")).to_have_count(1)
+    outline = page.locator(".hinted").evaluate("e => getComputedStyle(e).outlineStyle")
+    assert outline == "solid"
+
+
+# -- keyboard ----------------------------------------------------------------------------------
+
+
+def test_the_board_is_one_tab_stop_and_the_skip_link_leads_to_it(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page()
+    reach(page, "start")
+    page.keyboard.press("Tab")
+    assert focused(page) == "A" and page.evaluate("document.activeElement.className") == "skip-link"
+    expect(page.locator(".skip-link")).to_be_in_viewport()
+    page.keyboard.press("Enter")
+    board_focused(page)
+    assert page.locator("#peaks [tabindex='0']").count() == 1
+    assert page.locator("#peaks button:not([tabindex='-1'])").count() == 1
+    page.keyboard.press("Tab")  # out of the board in one press
+    assert focused(page) == "stock"
+    page.keyboard.press("Shift+Tab")
+    board_focused(page)
+
+
+def test_arrow_keys_move_among_the_face_up_cards_mirrored_right_to_left(new_page) -> None:  # type: ignore[no-untyped-def]
+    for locale, forward, back in (("en-GB", "ArrowRight", "ArrowLeft"), ("he-IL", "ArrowLeft", "ArrowRight")):
+        page = new_page(locale=locale)
+        reach(page, "start")
+        card(page, 18).focus()
+        page.keyboard.press(forward)
+        expect(card(page, 19)).to_be_focused()
+        page.keyboard.press(forward)
+        expect(card(page, 20)).to_be_focused()
+        page.keyboard.press(back)
+        expect(card(page, 19)).to_be_focused()
+        page.keyboard.press("End")
+        expect(card(page, 27)).to_be_focused()
+        page.keyboard.press("Home")
+        expect(card(page, 18)).to_be_focused()
+        page.keyboard.press("ArrowUp")  # nothing face up above: focus stays
+        expect(card(page, 18)).to_be_focused()
+        assert card(page, 18).get_attribute("tabindex") == "0"
+        assert page.locator("#peaks [tabindex='0']").count() == 1
+
+
+def test_arrow_up_reaches_a_card_the_move_turned_face_up(new_page) -> None:  # type: ignore[no-untyped-def]
+    code, line = won_deal(Rules.EASY)
+    game = Game(code)
+    page = new_page()
+    page.goto(f"/g/{code.text()}")
+    # Play until a card above the bottom row is face up, by keyboard.
+    for action in line:
+        if action == DRAW:
+            page.keyboard.press("d")
+        else:
+            card(page, action).focus()
+            page.keyboard.press("Enter")
+        game.replay([action])
+        expect(page.locator("#moves")).to_have_text(str(game.moves))
+        upper = [p for p in range(18) if game.is_exposed(p)]
+        lower = [p for p in range(18, 28) if not game.is_removed(p)]
+        if upper and lower:
+            card(page, lower[0]).focus()
+            for _ in range(4):
+                page.keyboard.press("ArrowUp")
+            here = int(page.evaluate("document.activeElement.dataset.position"))
+            assert here < 18 and game.is_exposed(here)
+            return
+    raise AssertionError("no card above the bottom row was turned")
+
+
+def test_space_on_a_card_plays_it_and_focus_goes_to_the_nearest_card(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page()
+    page.goto(f"/g/{MID_CODE}")
+    if page.locator("#moves").inner_text() != "0":
+        page.click("#restart")
+    game = Game.from_code(MID_CODE)
+    target = game.playable_positions()[0]
+    card(page, target).focus()
+    page.keyboard.press(" ")
+    expect(page.locator("#moves")).to_have_text("1")
+    game.remove(target)
+    expect(page.locator("#waste")).to_have_attribute("aria-label", says("en", "Waste: %(card)s", card=game.waste.words()))
+    assert card(page, target).evaluate("e => e.tagName") == "SPAN"  # the card left the peaks
+    here = int(page.evaluate("document.activeElement.dataset.position"))
+    assert here != target and game.is_exposed(here) and abs(here - target) == 1
+    # A card that cannot move: Space does nothing to the game and says why.
+    wrong = next(p for p in range(18, 28) if game.is_exposed(p) and p not in game.playable_positions())
+    card(page, wrong).focus()
+    page.keyboard.press(" ")
+    expect(page.locator("#status")).to_have_text(says("en", "Rank must be one higher or lower"))
+    expect(page.locator("#moves")).to_have_text("1")
+    expect(card(page, wrong)).to_be_focused()
+
+
+def test_focus_after_each_action(new_page) -> None:  # type: ignore[no-untyped-def]
+    """docs/accessibility.md, "Where focus goes": each row of its table."""
+    page = new_page()
+    page.goto(f"/g/{GameCode(Rules.EASY, 21).text()}")
+    # Draw with the stock: focus stays on the stock.
+    page.focus("#stock")
+    page.keyboard.press("Enter")
+    expect(page.locator("#moves")).to_have_text("1")
+    expect(page.locator("#stock")).to_be_focused()
+    # Undo with its button: focus stays on it while there is more to undo, then the board.
+    page.focus("#undo")
+    page.keyboard.press("Enter")
+    expect(page.locator("#stock-count")).to_have_text("23")
+    board_focused(page)
+    # Hint: focus stays on the button.
+    page.focus("#hint")
+    page.keyboard.press("Enter")
+    expect(page.locator("#hints")).to_have_text("1")
+    expect(page.locator("#hint")).to_be_focused()
+    # New game: the window takes focus, on its first choice; Escape gives it back.
+    page.focus("#new-game-button")
+    page.keyboard.press("Enter")
+    expect(page.locator("#new-game")).to_be_visible()
+    expect(page.locator("input[name=rules][value=easy]")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.locator("#new-game")).to_be_hidden()
+    expect(page.locator("#new-game-button")).to_be_focused()
+    # A bad code: focus back on the field, which names its error; an edit clears the error.
+    page.keyboard.press("n")
+    expect(page.locator("#code-input")).to_be_focused()
+    page.keyboard.type("TP1-Q")
+    page.keyboard.press("Enter")
+    expect(page.locator("#code-error")).to_be_visible()
+    expect(page.locator("#code-input")).to_be_focused()
+    expect(page.locator("#code-input")).to_have_attribute("aria-describedby", "code-error")
+    page.keyboard.press("Backspace")
+    expect(page.locator("#code-error")).to_have_count(0)
+    # A code dealt from the window: the board.
+    page.fill("#code-input", "try this: https://example.org/g/TP1-C-AAAAABC!")
+    page.keyboard.press("Enter")
+    expect(page.locator("#code")).to_have_text("TP1-C-AAAAABC")
+    expect(page.locator("#new-game")).to_be_hidden()
+    board_focused(page)
+    # Restart asks nothing but offers the way back; both land on the board.
+    page.keyboard.press("d")
+    expect(page.locator("#moves")).to_have_text("1")
+    page.focus("#restart")
+    page.keyboard.press("Enter")
+    expect(page.locator("#moves")).to_have_text("0")
+    board_focused(page)
+    page.focus("#resume")
+    page.keyboard.press("Enter")
+    expect(page.locator("#moves")).to_have_text("1")
+    board_focused(page)
+    page.reload()  # the way back is kept: this is the current game of the deal
+    expect(page.locator("#moves")).to_have_text("1")
+
+
+def test_focus_after_a_win_and_a_block(new_page) -> None:  # type: ignore[no-untyped-def]
+    code, line = won_deal(Rules.EASY)
+    page = new_page()
+    page.goto(f"/g/{code.text()}")
+    for number, action in enumerate(line, start=1):
+        if action == DRAW:
+            page.keyboard.press("d")
+        else:
+            card(page, action).focus()
+            page.keyboard.press("Enter")
+        expect(page.locator("#moves")).to_have_text(str(number))
+    expect(page.locator("#result-new-game")).to_be_focused()
+    expect(page.locator("#hint")).to_be_disabled()
+    expect(page.locator("#undo")).to_be_disabled()
+    blocked = blocked_by_drawing()
+    page.goto(f"/g/{blocked.text()}")
+    for count in range(22, -1, -1):
+        page.keyboard.press("d")
+        expect(page.locator("#stock-count")).to_have_text(str(count))
+    expect(page.locator("#result-undo")).to_be_focused()
+    expect(page.locator("#hint")).to_be_disabled()
+    page.keyboard.press("Enter")  # the box's own Undo
+    expect(page.locator("#stock-count")).to_have_text("1")
+    expect(page.locator("#result")).to_have_count(0)
+    board_focused(page)
+
+
+# -- announcements -----------------------------------------------------------------------------
+
+
+def test_one_live_region_says_what_each_action_did(new_page) -> None:  # type: ignore[no-untyped-def]
+    """In the page's language, from a capital letter: the card to the waste, the cards turned
+    face up, a peak cleared, the game won or blocked, and the score."""
+    code, line = won_deal(Rules.EASY)
+    for lang in ("en", "uk"):
+        page = new_page(locale=BROWSER_LOCALES[lang])
+        page.goto(f"/g/{code.text()}")
+        assert page.locator(LIVE).count() == 1
+        game = Game(code)
+        words = page.evaluate("document.documentElement.lang")
+        assert words == lang
+        for action in line:
+            before = game.peaks_cleared
+            if action == DRAW:
+                page.click("#stock")
+                game.draw()
+                said = [cap(says(lang, "Drew %(card)s.", card=card_name(lang, game.waste)))]
+            else:
+                exposed = {p for p in range(28) if game.is_exposed(p)}
+                card(page, action).click()
+                game.remove(action)
+                said = [cap(says(lang, "%(card)s to the waste.", card=card_name(lang, game.waste)))]
+                turned = [p for p in range(28) if game.is_exposed(p) and p not in exposed]
+                if turned:
+                    cards = ", ".join(card_name(lang, game.deal.tableau[p]) for p in sorted(turned))
+                    said.append(says(lang, "Turned face up: %(cards)s.", cards=cards))
+                if sum(game.peaks_cleared) > sum(before):
+                    said.append(says(lang, "Peak cleared: 100 points!"))
+            if game.status.value == "won":
+                said.append(won_words(lang, game))
+            else:
+                said.append(says(lang, "Score %(score)s.", score=game.score))
+            expect(page.locator("#status")).to_have_text(" ".join(said))
+            assert page.locator(LIVE).count() == 1
+        assert game.status.value == "won"
+
+
+def test_the_blocked_game_and_undo_are_announced(new_page) -> None:  # type: ignore[no-untyped-def]
+    code = blocked_by_drawing()
+    page = new_page(locale="th-TH")
+    page.goto(f"/g/{code.text()}")
+    game = Game(code)
+    for _ in range(23):
+        page.keyboard.press("d")
+        game.draw()
+        expect(page.locator("#stock-count")).to_have_text(str(game.stock_count))
+    blocked = says("th", "No more possible moves")
+    expect(page.locator("#status")).to_contain_text(blocked)
+    expect(page.locator("#status")).to_contain_text(says("th", "Score %(score)s.", score=game.score))
+    # The box shows the heading; the status line does not repeat it on screen.
+    expect(page.locator("#result h2")).to_have_text(blocked)
+    expect(page.locator("#status")).not_to_be_in_viewport()
+    page.click("#undo")
+    drawn = game.waste
+    game.undo()
+    expect(page.locator("#status")).to_have_text(
+        says("th", "Took back %(card)s. Waste: %(waste)s.", card=card_name("th", drawn), waste=card_name("th", game.waste))
+        + " " + says("th", "Score %(score)s.", score=game.score)
+    )
+
+
+def test_an_undone_removal_says_which_cards_turned_back_down(new_page) -> None:  # type: ignore[no-untyped-def]
+    code, line = won_deal(Rules.EASY)
+    game = Game(code)
+    page = new_page()
+    page.goto(f"/g/{code.text()}")
+    for action in line:
+        if action == DRAW:
+            page.click("#stock")
+            game.draw()
+            expect(page.locator("#moves")).to_have_text(str(game.moves))
+            continue
+        exposed = {p for p in range(28) if game.is_exposed(p)}
+        card(page, action).click()
+        game.remove(action)
+        expect(page.locator("#moves")).to_have_text(str(game.moves))
+        turned = sorted(p for p in range(28) if game.is_exposed(p) and p not in exposed)
+        if turned:
+            page.click("#undo")
+            cards = ", ".join(game.deal.tableau[p].words() for p in turned)
+            expect(page.locator("#status")).to_contain_text(says("en", "Turned face down: %(cards)s.", cards=cards))
+            for p in turned:
+                expect(card(page, p)).to_have_class(re.compile(r"\bback\b"))
+            return
+    raise AssertionError("no removal turned a card")
+
+
+def test_the_board_in_words_says_what_can_be_played(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page()
+    page.goto(f"/g/{MID_CODE}")
+    game = Game.from_code(MID_CODE)
+    page.locator("details.words summary").click()
+    names = ", ".join(game.deal.tableau[p].words() for p in sorted(game.playable_positions()))
+    if page.locator("#moves").inner_text() == "0":
+        expect(page.locator("#words-text")).to_contain_text(says("en", "Can be played now: %(cards)s.", cards=names))
+    # Face-down cards are not in the reading order as 18 buttons; the words name them.
+    assert page.locator("#peaks .card.back[aria-hidden='true']").count() >= 1
+    assert page.get_by_role("button", name="hidden card").count() == 0
+
+
+def card_name(lang: str, c) -> str:  # type: ignore[no-untyped-def]
+    """A card in words as the catalog writes it: its rank and suit words, in its card format."""
+    from babel.messages.pofile import read_po
+
+    with (CATALOGS / lang / "LC_MESSAGES" / "messages.po").open("rb") as file:
+        messages = {(m.context, m.id): m.string or m.id for m in read_po(file, locale=lang) if m.id}
+    ranks = {1: ("rank", "ace"), 11: ("rank", "jack"), 12: ("rank", "queen"), 13: ("rank", "king")}
+    rank = messages[ranks[c.rank]] if c.rank in ranks else str(c.rank)
+    suit = messages[("suit", {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}[c.suit.letter])]
+    return str(messages[("card", "%(rank)s of %(suit)s")]) % {"rank": rank, "suit": suit}
+
+
+def won_words(lang: str, game: Game) -> str:
+    from babel.messages.pofile import read_po
+    from babel.plural import to_python
+
+    with (CATALOGS / lang / "LC_MESSAGES" / "messages.po").open("rb") as file:
+        catalog = read_po(file, locale=lang)
+    message = catalog.get("You won! Final score %(score)s in %(count)s move.")
+    assert message is not None
+    forms = message.string if any(message.string) else message.id
+    index = to_python(catalog.plural_expr)(game.moves) if lang != "en" else (0 if game.moves == 1 else 1)
+    return str(forms[index]) % {"score": game.score, "count": game.moves}
+
+
