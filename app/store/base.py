@@ -171,6 +171,10 @@ class GameStore(abc.ABC):
         """The game's recorded result (the best it reached), or ``None``."""
 
     @abc.abstractmethod
+    def recent_results(self, player: str, limit: int) -> list[GameResult]:
+        """The player's latest ``limit`` results, the most recently recorded first."""
+
+    @abc.abstractmethod
     def deal_record(self, code: GameCode) -> DealRecord | None:
         """The record of this deal (code and rules), or ``None`` while nobody has a result on it."""
 
@@ -255,6 +259,9 @@ class GameResult:
     feats: frozenset[Feat]
     """What the latest recording that improved this result achieved."""
     at: dt.datetime
+    line: str = ""
+    """The game's line when this result was recorded (``d.18.27``, see :mod:`app.engine.line`):
+    its review is ``/replay/<code>/<line>``. Empty for a result kept before lines were."""
 
     @property
     def rules(self) -> Rules:
@@ -321,6 +328,11 @@ def improves(won: bool, cards_left: int, previous: GameResult | None) -> bool:
     if previous.won:
         return False
     return won or cards_left < previous.cards_left
+
+
+def line_text(game: Game) -> str:
+    """The game's line as a replay link writes it (positions, ``d`` for a draw, joined by ``.``)."""
+    return ".".join("d" if a.is_draw else str(a.position) for a in game.line)
 
 
 def game_outcome(game: Game) -> tuple[bool, int, int, int] | None:

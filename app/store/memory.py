@@ -26,6 +26,7 @@ from app.store.base import (
     clean_display_name,
     game_outcome,
     improves,
+    line_text,
     new_game_id,
     owns,
     streaks,
@@ -199,7 +200,16 @@ class MemoryStore(GameStore):
             first_result=previous is None,
         )
         result = GameResult(
-            game_id, row.owner, code, won, score, cards_left, moves, feats, epoch_to_datetime(now)
+            game_id,
+            row.owner,
+            code,
+            won,
+            score,
+            cards_left,
+            moves,
+            feats,
+            epoch_to_datetime(now),
+            line_text(game),
         )
         self._results[game_id] = _Result(result, row.seq)
         return result
@@ -208,6 +218,12 @@ class MemoryStore(GameStore):
         with self._lock:
             found = self._results.get(game_id)
         return found.result if found is not None else None
+
+    def recent_results(self, player: str, limit: int) -> list[GameResult]:
+        with self._lock:
+            mine = [r for r in self._results.values() if r.result.player == player]
+        mine.sort(key=lambda r: (r.result.at, r.seq), reverse=True)
+        return [r.result for r in mine[:limit]]
 
     def deal_record(self, code: GameCode) -> DealRecord | None:
         with self._lock:

@@ -35,7 +35,7 @@ from sqlalchemy import (
     update,
 )
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 
 metadata = MetaData()
 
@@ -92,6 +92,7 @@ results = Table(
     Column("moves", Integer, nullable=False),
     Column("feats", String(64), nullable=False),
     Column("at", Double, nullable=False),
+    Column("line", Text, nullable=False, server_default=""),
     Index("tp_results_player", "player", "rules", "game_seq"),
 )
 
@@ -117,8 +118,13 @@ deals = Table(
 
 DEAL_FIELDS: Final = tuple(c.name for c in deals.columns if c.name != "code")
 
+def _results_line(conn: Connection) -> None:
+    """Step 2: each result keeps its game's line, for its review (issue 14)."""
+    conn.exec_driver_sql("ALTER TABLE tp_results ADD COLUMN line TEXT NOT NULL DEFAULT ''")
+
+
 MIGRATIONS: Final[dict[int, Callable[[Connection], None]]] = {
-    # 2: lambda conn: conn.exec_driver_sql("ALTER TABLE tp_games ADD COLUMN …"),
+    2: _results_line,
 }
 """Step ``n`` takes a database from version ``n - 1`` to ``n``."""
 

@@ -80,6 +80,7 @@ from app.store.base import (
     clean_display_name,
     game_outcome,
     improves,
+    line_text,
     new_game_id,
     owns,
     streaks,
@@ -279,6 +280,7 @@ _RESULT = select(
     results.c.moves,
     results.c.feats,
     results.c.at,
+    results.c.line,
 ).where(results.c.game_id == bindparam("b_id"))
 _DEAL = select(*(deals.c[name] for name in DEAL_FIELDS)).where(deals.c.code == bindparam("b_code"))
 _DEAL_TO_RECORD = _DEAL.with_for_update()
@@ -290,7 +292,7 @@ _SAVE_DEAL = (
     .where(deals.c.code == bindparam("b_code"))
     .values({name: bindparam("b_" + name) for name in DEAL_FIELDS})
 )
-_RESULT_FIELDS: Final = ("won", "score", "cards_left", "moves", "feats", "at")
+_RESULT_FIELDS: Final = ("won", "score", "cards_left", "moves", "feats", "at", "line")
 _INSERT_RESULT = insert(results).values(
     {
         name: bindparam("b_" + name)
@@ -1027,6 +1029,7 @@ class SqlStore(GameStore):
         if outcome is None:
             return None
         won, score, cards_left, moves = outcome
+        line = line_text(game)
         previous = self._result(conn, game_id)
         if not improves(won, cards_left, previous):
             return None
@@ -1055,6 +1058,7 @@ class SqlStore(GameStore):
             "b_moves": moves,
             "b_feats": feats_text(feats),
             "b_at": now,
+            "b_line": line,
         }
         if previous is None:
             values.update(b_game_seq=seq, b_player=owner, b_code=code, b_rules=game.rules.letter)
@@ -1062,28 +1066,27 @@ class SqlStore(GameStore):
         else:
             self._execute(conn, _UPDATE_RESULT, values)
         return GameResult(
-            game_id, owner, code, won, score, cards_left, moves, feats, epoch_to_datetime(now)
+            game_id, owner, code, won, score, cards_left, moves, feats, epoch_to_datetime(now), line
         )
 
     def _result(self, conn: Db, game_id: str) -> GameResult | None:
         row = self._execute(conn, _RESULT, {"b_id": game_id}).fetchone()
         if row is None:
             return None
-        found_id, player, code, won, score, cards_left, moves, feats, at = row
-        return GameResult(
-            found_id,
-            player,
-            code,
-            bool(won),
-            score,
-            cards_left,
-            moves,
-            feats_from_text(feats),
-            epoch_to_datetime(at),
-        )
+        return _result_of(row)
 
     def result(self, game_id: str) -> GameResult | None:
         return self._read(lambda conn: self._result(conn, game_id))
+
+    def recent_results(self, player: str, limit: int) -> list[GameResult]:
+        query = (
+            select(*_RESULT.selected_columns)
+            .where(results.c.player == player)
+            .order_by(results.c.at.desc(), results.c.game_seq.desc())
+            .limit(limit)
+        )
+        rows = self._read(lambda conn: conn.execute(query).all())
+        return [_result_of(row) for row in rows]
 
     def deal_record(self, code: GameCode) -> DealRecord | None:
         text = code.text()
@@ -1194,3 +1197,20 @@ class SqlStore(GameStore):
         return self._read(
             lambda conn: conn.execute(select(func.count()).select_from(games)).scalar_one()
         )
+
+
+def _result_of(row: Any) -> GameResult:
+    """A result from a row of :data:`_RESULT`'s columns."""
+    found_id, player, code, won, score, cards_left, moves, feats, at, line = row
+    return GameResult(
+        found_id,
+        player,
+        code,
+        bool(won),
+        score,
+        cards_left,
+        moves,
+        feats_from_text(feats),
+        epoch_to_datetime(at),
+        line,
+    )

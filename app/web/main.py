@@ -19,7 +19,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from app.i18n import N_, current_locale
 from app.store.base import GameStore, StoreUnavailable
 from app.store.factory import open_store
-from app.web import api, language, moves, pages, records
+from app.web import api, language, moves, pages, records, replay
 from app.web.limits import BodySizeLimitMiddleware
 from app.web.players import PlayerCookieMiddleware
 from app.web.ratelimit import RateLimitMiddleware
@@ -89,6 +89,7 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
     app.include_router(api.router)
     app.include_router(records.router)
     app.include_router(language.router)
+    app.include_router(replay.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
     @app.get("/healthz", include_in_schema=False)
