@@ -29,6 +29,7 @@ from app.web.deps import (
 from app.web.players import read_cookies
 from app.web.records import announcement, record_line
 from app.web.render import Pages, is_htmx
+from app.web.replay import record_review
 from app.web.solving import deal_outlook, hint_for, winnable_code
 from app.web.views import Event, Happened
 
@@ -101,6 +102,7 @@ def game_context(
         "winnable_only": False,
         "announcement": announcement(store, stored),
         "record_line": record_line(store.deal_record(game.code), player) if record else "",
+        "record_review": record_review(store, game.code) if record else None,
         # Once a game ends, what the deal allowed (the solver's answer, kept per deal).
         "outlook": deal_outlook(game.code) if outlook and game.status is not Status.PLAYING else None,
     }

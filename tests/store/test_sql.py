@@ -93,21 +93,23 @@ def test_migrations_run_in_order(database_url: str, monkeypatch: pytest.MonkeyPa
     store.close()
     ran: list[int] = []
 
-    def step_2(conn: Connection) -> None:
-        ran.append(2)
+    step = SCHEMA_VERSION + 1
+
+    def next_step(conn: Connection) -> None:
+        ran.append(step)
         conn.execute(text("ALTER TABLE tp_players ADD COLUMN note VARCHAR(10)"))
 
-    monkeypatch.setattr("app.store.schema.SCHEMA_VERSION", 2)
-    monkeypatch.setitem(sql.migrate.__globals__["MIGRATIONS"], 2, step_2)
+    monkeypatch.setattr("app.store.schema.SCHEMA_VERSION", step)
+    monkeypatch.setitem(sql.migrate.__globals__["MIGRATIONS"], step, next_step)
     store = SqlStore(database_url)
     try:
         with store._engine.connect() as conn:
-            assert conn.execute(text("SELECT version FROM tp_schema")).scalar_one() == 2
+            assert conn.execute(text("SELECT version FROM tp_schema")).scalar_one() == step
             conn.execute(text("SELECT note FROM tp_players"))
     finally:
         store.close()
     SqlStore(database_url).close()
-    assert ran == [2]  # once
+    assert ran == [step]  # once
 
 
 @pytest.mark.parametrize("database_url", SQL_BACKENDS, indirect=True)
