@@ -3,8 +3,9 @@
 For each deal: whether it can be won (the solver), the share of random playouts that clear
 it (:func:`app.engine.review.playout_share`), and the rating (:func:`app.engine.review.rate`);
 with ``--best`` also the fewest draws a win needs (772 - par; a best-score search, slower)
-and how many of the deal's legal first actions keep a win in reach. One CSV row a deal, written as it goes, so a long run
-can be read (and extrapolated) while it runs; ``--summary`` prints the distribution.
+and how many of the deal's legal first actions keep a win in reach. One CSV row a deal,
+written as it goes, so a long run can be read (and extrapolated) while it runs;
+``--summary`` prints the distribution.
 
     .venv/bin/python scripts/difficulty.py --rules easy --deals 10000 --csv difficulty-easy.csv
     .venv/bin/python scripts/difficulty.py --summary difficulty-easy.csv

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final, Protocol
@@ -230,18 +231,20 @@ class Review:
             for i, g in enumerate(games)
         )
         point = None
-        for before, after in zip(steps, steps[1:], strict=False):
+        for before, after in itertools.pairwise(steps):
             if before.winnable and not after.winnable:
                 instead = _keeping(before.game, analysis.winnable)
-                point = TurningPoint(after.index, _action(after), instead, before.best_score, after.best_score)
+                point = TurningPoint(
+                    after.index, _action(after), instead, before.best_score, after.best_score
+                )
                 break
         par = steps[0].best_score if steps[0].winnable else None
         worse = None
         if steps[-1].game.is_over and par is not None and steps[-1].game.score < par:
-            for before, after in zip(steps, steps[1:], strict=False):
+            for before, after in itertools.pairwise(steps):
                 if before.best_score is not None and (after.best_score or 0) < before.best_score:
                     goal = before.best_score
-                    instead = _keeping(before.game, lambda g: analysis.best_score(g) == goal)
+                    instead = _keeping(before.game, lambda g, goal=goal: analysis.best_score(g) == goal)
                     worse = TurningPoint(after.index, _action(after), instead, goal, after.best_score)
                     break
         return cls(code, line, steps, point, par, worse, deal_difficulty(code))

@@ -4,8 +4,9 @@
 the line (0 is the deal; the default is the line's end), as the player saw it (with
 ``reveal=1``, every card face up: hindsight), with what the solver says of every step.
 A plain request gets the page; an htmx request (``HX-Request: true``, not a history
-restore) gets the ``step`` block, and the slider out of band unless the slider asked,
-with ``HX-Push-Url`` set to the step's own URL. ``/replay/<code>`` is the empty line.
+restore) gets the ``step`` block, and out of band the track of steps and (unless the
+slider asked) the slider, with ``HX-Push-Url`` set to the step's own URL.
+``/replay/<code>`` is the empty line.
 
 ``GET /api/replay/<code>/<line>`` answers the same review as JSON. A bad code, line or
 step gets a 400 page or ``{"error", "message", "index"}``; nothing is ever stored.
@@ -205,9 +206,9 @@ def replay_page(
         return RedirectResponse(replay_url(found.code, found.line, asked, revealed), status_code=308)
     if not wants_blocks(request):
         return pages.page(REPLAY_PAGE, replay_context(request, found, shown, revealed))
-    blocks = ["step"]
+    blocks = ["step", "track"]  # the track out of band
     if request.headers.get("hx-source", "") != "form#slider-form":
-        blocks.append("slider")  # out of band; not while the slider itself is moved
+        blocks.append("slider")  # out of band too; not while the slider itself is moved
     return pages.blocks(
         REPLAY_PAGE,
         blocks,
@@ -254,7 +255,9 @@ def api_replay_deal(code: str, reveal: Annotated[str | None, Query(max_length=5)
 
 
 @router.get("/api/replay/{code}/{line}", tags=["api"])
-def api_replay(code: str, line: str, reveal: Annotated[str | None, Query(max_length=5)] = None) -> JSONResponse:
+def api_replay(
+    code: str, line: str, reveal: Annotated[str | None, Query(max_length=5)] = None
+) -> JSONResponse:
     """The review of a line on a deal: every step's verdict, the point of no return, par.
 
     ``line`` is the game's actions joined by ``.`` (a position 0-27, or ``d`` for a draw).

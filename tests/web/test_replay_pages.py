@@ -38,12 +38,12 @@ def test_every_step_renders_in_full_and_by_htmx(client: TestClient) -> None:
         assert part.status_code == 200 and "<html" not in part.text
         assert part.text.lstrip().startswith('<section id="replay-step"')
         assert f'<output id="step-number">{step}</output>' in part.text
-        assert 'hx-swap-oob="true"' in part.text  # the slider, out of band
+        assert part.text.count('hx-swap-oob="true"') == 2  # the track and the slider, out of band
         assert part.headers["HX-Push-Url"] == f"/replay/{CODE}/{THROWN}?step={step}"
         assert "HX-Request" in part.headers["Vary"]
     # The slider's own request leaves the slider alone; a history restore gets the page.
     moved = client.get(f"/replay/{CODE}/{THROWN}?step=4", headers={**HX, "HX-Source": "form#slider-form"})
-    assert 'id="slider-form"' not in moved.text
+    assert 'id="slider-form"' not in moved.text and 'id="track"' in moved.text
     restore = client.get(f"/replay/{CODE}/{THROWN}?step=4", headers={**HX, "HX-History-Restore-Request": "true"})
     assert restore.text.startswith("<!doctype html>")
 
