@@ -140,6 +140,7 @@ def _splitmix(state: int) -> Iterator[int]:
         yield z ^ (z >> 31)
 
 
+@functools.lru_cache(maxsize=2048)
 def playout_share(code: GameCode, playouts: int = PLAYOUTS) -> float:
     """The share of random playouts that clear the deal: a player who always removes a card when
     one can go (one of them at random) and draws only when none can. Seeded by the deal, so
@@ -160,7 +161,6 @@ def playout_share(code: GameCode, playouts: int = PLAYOUTS) -> float:
     return won / playouts
 
 
-@functools.lru_cache(maxsize=2048)
 def deal_difficulty(code: GameCode) -> Difficulty:
     """The deal's rating (kept per deal): the analysis says whether it can be won at all."""
     winnable = analysis_for(code).winnable(Game(code))
@@ -243,11 +243,14 @@ class Review:
         if steps[-1].game.is_over and par is not None and steps[-1].game.score < par:
             for before, after in itertools.pairwise(steps):
                 if before.best_score is not None and (after.best_score or 0) < before.best_score:
-                    goal = before.best_score
-                    instead = _keeping(before.game, lambda g, goal=goal: analysis.best_score(g) == goal)
-                    worse = TurningPoint(after.index, _action(after), instead, goal, after.best_score)
+                    instead = _keeping(before.game, _scores(analysis, before.best_score))
+                    worse = TurningPoint(
+                        after.index, _action(after), instead, before.best_score, after.best_score
+                    )
                     break
-        return cls(code, line, steps, point, par, worse, deal_difficulty(code))
+        winnable = steps[0].winnable
+        difficulty = rate(winnable, playout_share(code) if winnable else 0.0)
+        return cls(code, line, steps, point, par, worse, difficulty)
 
     @property
     def final(self) -> Step:
@@ -261,6 +264,11 @@ class Review:
 def _action(step: Step) -> Action:
     assert step.action is not None
     return step.action
+
+
+def _scores(analysis: Analysis, goal: int) -> Callable[[Game], bool]:
+    """Whether a position still reaches ``goal``."""
+    return lambda game: analysis.best_score(game) == goal
 
 
 def _keeping(game: Game, keeps: Callable[[Game], bool]) -> Action | None:
