@@ -116,7 +116,7 @@ class Difficulty(enum.Enum):
 PLAYOUTS: Final = 200
 """Random playouts per deal for its difficulty (about 0.2 ms of CPU each)."""
 
-THRESHOLDS: Final = ((0.40, Difficulty.EASY), (0.15, Difficulty.MEDIUM), (0.03, Difficulty.HARD))
+THRESHOLDS: Final = ((0.50, Difficulty.EASY), (0.20, Difficulty.MEDIUM), (0.05, Difficulty.HARD))
 """Share of playouts won from which a winnable deal is rated easy, medium, hard (below: expert)."""
 
 

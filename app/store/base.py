@@ -30,6 +30,7 @@ from typing import Final, TypeVar
 from anyio import to_thread
 
 from app.engine import Game, GameCode, Rules
+from app.engine.line import Line
 
 T = TypeVar("T")
 
@@ -331,8 +332,8 @@ def improves(won: bool, cards_left: int, previous: GameResult | None) -> bool:
 
 
 def line_text(game: Game) -> str:
-    """The game's line as a replay link writes it (positions, ``d`` for a draw, joined by ``.``)."""
-    return ".".join("d" if a.is_draw else str(a.position) for a in game.line)
+    """The game's line as a replay link writes it (``d.18.27``, see :mod:`app.engine.line`)."""
+    return Line.of(game).text()
 
 
 def game_outcome(game: Game) -> tuple[bool, int, int, int] | None:

@@ -159,7 +159,7 @@ def test_random_lines_agree_with_the_reference_at_every_step(rules: Rules, numbe
 
 def test_difficulty_rating() -> None:
     assert rate(False, 0.9) is Difficulty.IMPOSSIBLE
-    assert [rate(True, share) for share in (0.9, 0.40, 0.2, 0.05, 0.0)] == [
+    assert [rate(True, share) for share in (0.9, 0.5, 0.2, 0.05, 0.049)] == [
         Difficulty.EASY, Difficulty.EASY, Difficulty.MEDIUM, Difficulty.HARD, Difficulty.EXPERT,
     ]
     share = playout_share(CODE, 50)

@@ -181,3 +181,14 @@ def test_a_deal_s_record_links_to_the_record_holder_s_review(client: TestClient,
     assert "Record: " in record and "by Dana" in record
     assert f'<a id="watch-record" href="/replay/{CODE}/{win.text()}">watch</a>' in record
     assert other_client.get(f"/replay/{CODE}/{win.text()}").status_code == 200
+
+
+def test_reviews_count_against_the_page_limit(app_settings) -> None:  # type: ignore[no-untyped-def]
+    settings = app_settings.model_copy(update={"rate_limits": True, "rate_limit_pages": "3/minute"})
+    from app.web.main import create_app
+
+    with TestClient(create_app(settings, store=MemoryStore())) as limited:
+        assert [limited.get(f"/replay/{CODE}/22").status_code for _ in range(2)] == [200] * 2
+        assert limited.get(f"/api/replay/{CODE}/22").status_code == 200
+        assert limited.get(f"/replay/{CODE}/22").status_code == 429
+        assert limited.get(f"/api/replay/{CODE}").status_code == 429
