@@ -30,6 +30,7 @@ from typing import Final, TypeVar
 from anyio import to_thread
 
 from app.engine import Game, GameCode, Rules
+from app.engine.line import Line
 
 T = TypeVar("T")
 
@@ -171,6 +172,10 @@ class GameStore(abc.ABC):
         """The game's recorded result (the best it reached), or ``None``."""
 
     @abc.abstractmethod
+    def recent_results(self, player: str, limit: int) -> list[GameResult]:
+        """The player's latest ``limit`` results, the most recently recorded first."""
+
+    @abc.abstractmethod
     def deal_record(self, code: GameCode) -> DealRecord | None:
         """The record of this deal (code and rules), or ``None`` while nobody has a result on it."""
 
@@ -259,6 +264,9 @@ class GameResult:
     """The longest run of removals without a draw (``None``: recorded before runs were kept)."""
     seconds: float | None = None
     """How long the game took, first action to end (``None``: not ended, or no clock)."""
+    line: str = ""
+    """The game's line when this result was recorded (``d.18.27``, see :mod:`app.engine.line`):
+    its review is ``/replay/<code>/<line>``. Empty for a result kept before lines were."""
 
     @property
     def rules(self) -> Rules:
@@ -355,6 +363,9 @@ def player_stats_of(
         max(runs, default=None),
         min(times, default=None),
     )
+def line_text(game: Game) -> str:
+    """The game's line as a replay link writes it (``d.18.27``, see :mod:`app.engine.line`)."""
+    return Line.of(game).text()
 
 
 def game_outcome(game: Game) -> tuple[bool, int, int, int] | None:

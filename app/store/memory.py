@@ -26,6 +26,7 @@ from app.store.base import (
     clean_display_name,
     game_outcome,
     improves,
+    line_text,
     new_game_id,
     owns,
     player_stats_of,
@@ -202,7 +203,7 @@ class MemoryStore(GameStore):
         longest_run, seconds = run_and_time(game)
         result = GameResult(
             game_id, row.owner, code, won, score, cards_left, moves, feats, epoch_to_datetime(now),
-            longest_run, seconds,
+            longest_run, seconds, line_text(game),
         )  # fmt: skip
         self._results[game_id] = _Result(result, row.seq)
         return result
@@ -211,6 +212,12 @@ class MemoryStore(GameStore):
         with self._lock:
             found = self._results.get(game_id)
         return found.result if found is not None else None
+
+    def recent_results(self, player: str, limit: int) -> list[GameResult]:
+        with self._lock:
+            mine = [r for r in self._results.values() if r.result.player == player]
+        mine.sort(key=lambda r: (r.result.at, r.seq), reverse=True)
+        return [r.result for r in mine[:limit]]
 
     def deal_record(self, code: GameCode) -> DealRecord | None:
         with self._lock:

@@ -95,6 +95,7 @@ results = Table(
     # Version 2: the game's longest run and its time, for display (NULL in older results).
     Column("longest_run", Integer),
     Column("seconds", Double),
+    Column("line", Text, nullable=False, server_default=""),
     Index("tp_results_player", "player", "rules", "game_seq"),
 )
 
@@ -132,8 +133,15 @@ def _add_columns(table: Table, *names: str) -> Callable[[Connection], None]:
     return step
 
 
+def _version_2(conn: Connection) -> None:
+    """Step 2: each result keeps its longest run and its time (for display), and its game's
+    line (for its review)."""
+    _add_columns(results, "longest_run", "seconds")(conn)
+    conn.exec_driver_sql("ALTER TABLE tp_results ADD COLUMN line TEXT NOT NULL DEFAULT ''")
+
+
 MIGRATIONS: Final[dict[int, Callable[[Connection], None]]] = {
-    2: _add_columns(results, "longest_run", "seconds"),
+    2: _version_2,
 }
 """Step ``n`` takes a database from version ``n - 1`` to ``n``."""
 

@@ -80,6 +80,7 @@ from app.store.base import (
     clean_display_name,
     game_outcome,
     improves,
+    line_text,
     new_game_id,
     owns,
     player_stats_of,
@@ -282,6 +283,7 @@ _RESULT = select(
     results.c.at,
     results.c.longest_run,
     results.c.seconds,
+    results.c.line,
 ).where(results.c.game_id == bindparam("b_id"))
 _DEAL = select(*(deals.c[name] for name in DEAL_FIELDS)).where(deals.c.code == bindparam("b_code"))
 _DEAL_TO_RECORD = _DEAL.with_for_update()
@@ -294,7 +296,7 @@ _SAVE_DEAL = (
     .values({name: bindparam("b_" + name) for name in DEAL_FIELDS})
 )
 _RESULT_FIELDS: Final = (
-    "won", "score", "cards_left", "moves", "feats", "at", "longest_run", "seconds",
+    "won", "score", "cards_left", "moves", "feats", "at", "longest_run", "seconds", "line",
 )  # fmt: skip
 _INSERT_RESULT = insert(results).values(
     {
@@ -1032,6 +1034,7 @@ class SqlStore(GameStore):
         if outcome is None:
             return None
         won, score, cards_left, moves = outcome
+        line = line_text(game)
         previous = self._result(conn, game_id)
         if not improves(won, cards_left, previous):
             return None
@@ -1060,6 +1063,7 @@ class SqlStore(GameStore):
             "b_moves": moves,
             "b_feats": feats_text(feats),
             "b_at": now,
+            "b_line": line,
         }
         longest_run, seconds = run_and_time(game)
         values.update(b_longest_run=longest_run, b_seconds=seconds)
@@ -1070,30 +1074,27 @@ class SqlStore(GameStore):
             self._execute(conn, _UPDATE_RESULT, values)
         return GameResult(
             game_id, owner, code, won, score, cards_left, moves, feats, epoch_to_datetime(now),
-            longest_run, seconds,
+            longest_run, seconds, line,
         )  # fmt: skip
 
     def _result(self, conn: Db, game_id: str) -> GameResult | None:
         row = self._execute(conn, _RESULT, {"b_id": game_id}).fetchone()
         if row is None:
             return None
-        found_id, player, code, won, score, cards_left, moves, feats, at, longest_run, seconds = row
-        return GameResult(
-            found_id,
-            player,
-            code,
-            bool(won),
-            score,
-            cards_left,
-            moves,
-            feats_from_text(feats),
-            epoch_to_datetime(at),
-            longest_run,
-            seconds,
-        )
+        return _result_of(row)
 
     def result(self, game_id: str) -> GameResult | None:
         return self._read(lambda conn: self._result(conn, game_id))
+
+    def recent_results(self, player: str, limit: int) -> list[GameResult]:
+        query = (
+            select(*_RESULT.selected_columns)
+            .where(results.c.player == player)
+            .order_by(results.c.at.desc(), results.c.game_seq.desc())
+            .limit(limit)
+        )
+        rows = self._read(lambda conn: conn.execute(query).all())
+        return [_result_of(row) for row in rows]
 
     def deal_record(self, code: GameCode) -> DealRecord | None:
         text = code.text()
@@ -1208,3 +1209,22 @@ class SqlStore(GameStore):
         return self._read(
             lambda conn: conn.execute(select(func.count()).select_from(games)).scalar_one()
         )
+
+
+def _result_of(row: Any) -> GameResult:
+    """A result from a row of :data:`_RESULT`'s columns."""
+    found_id, player, code, won, score, cards_left, moves, feats, at, longest_run, seconds, line = row
+    return GameResult(
+        found_id,
+        player,
+        code,
+        bool(won),
+        score,
+        cards_left,
+        moves,
+        feats_from_text(feats),
+        epoch_to_datetime(at),
+        longest_run,
+        seconds,
+        line,
+    )

@@ -30,6 +30,7 @@ from app.web.deps import (
 from app.web.players import read_cookies
 from app.web.records import announcement, record_line
 from app.web.render import Pages, is_htmx
+from app.web.replay import record_review
 from app.web.solving import deal_outlook, hint_for, is_proven_winnable, winnable_code
 from app.web.views import Event, Happened
 
@@ -161,6 +162,7 @@ def game_context(
         "winnable_only": winnable_only_on(request),
         "announcement": announcement(store, stored),
         "record_line": record_line(store.deal_record(game.code), player) if record else "",
+        "record_review": record_review(store, game.code) if record else None,
         # Once a game ends, what the deal allowed (the solver's answer, kept per deal).
         "outlook": deal_outlook(game.code) if outlook and game.status is not Status.PLAYING else None,
     }

@@ -4,7 +4,8 @@ Each request is sorted by method and path (no route needs to know):
 
 * **new games**: ``POST /new``, ``POST /games/{id}/restart``, ``POST /api/games``; per
   client address;
-* **pages**: ``GET /`` and ``GET /g/{code}``, which may deal a game; per client address;
+* **pages**: ``GET /`` and ``GET /g/{code}``, which may deal a game, and the reviews
+  (``/replay/…``, ``/api/replay/…``), which run the solver; per client address;
 * **actions**: every other state-changing request (``POST``, ``PUT``, ``PATCH``,
   ``DELETE``: moves, settings, names); per player (the signed cookie), or per client
   address when the request carries no valid player cookie, and under a ceiling per
@@ -48,6 +49,7 @@ log = logging.getLogger(__name__)
 OFF: Final = frozenset({"off", "none", "no", "false", "0", ""})
 SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 NEW_GAME_PATH: Final = re.compile(r"/new|/api/games|/games/[^/]+/restart")
+PAGE_PATHS: Final = ("/g/", "/replay", "/api/replay/")
 STORAGE_ERROR_LOG_EVERY_S: Final = 60.0
 
 STATUS_LINE: Final = (
@@ -143,7 +145,7 @@ class RateLimitMiddleware:
         client = scope.get("client")
         address = str(client[0]) if client else "unknown"
         if method in SAFE_METHODS:
-            if method != "OPTIONS" and (path == "/" or path.startswith("/g/")):
+            if method != "OPTIONS" and (path == "/" or path.startswith(PAGE_PATHS)):
                 return [("pages", self.pages, address)]
             return []
         if NEW_GAME_PATH.fullmatch(path):

@@ -47,6 +47,7 @@ from app.store.base import (
     StoredGame,
 )
 from app.web.deps import PagesDep, PlayerDep, StoreDep
+from app.web.replay import recent_games
 
 log = logging.getLogger("tripeaks.records")
 
@@ -303,6 +304,7 @@ def stats_context(
         "name_error": name_error,
         "name_max": DISPLAY_NAME_MAX,
         "saved": saved,
+        "recent_games": recent_games(store, player),
         "oob": False,
     }
 

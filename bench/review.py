@@ -1,0 +1,89 @@
+"""How long a game's review takes: a 60-action game, reviewed cold and from the kept analysis.
+
+    .venv/bin/python bench/review.py [--games 20] [--repeat 50]
+
+For each of ``--games`` deals (easy and classic in turn) a long game is made: a line has at
+most 51 actions in effect (28 removals, 23 draws; a 60-move game has undone some, and undone
+actions are not reviewed), so the game follows a winning line, then random legal actions,
+up to 60 or its end; games under 40 actions are skipped. Its review is built: once cold (a new analysis of the deal, as a
+first review of a deal asks for), then ``--repeat`` times warm (the deal's analysis
+kept, a new review of the same line each time, as after the server restarts its review
+cache but not its analyses). CPU time (``time.process_time``), with the machine's load
+printed beside. The issue's target (< 50 ms p99 once analysed) assumes issue 13's
+whole-deal analysis behind :class:`app.engine.review.Analysis`; today's adapter
+(:class:`~app.engine.review.SolverAnalysis`) searches, and keeps its answers per position.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import time
+
+from app.engine import Game, GameCode, Rules
+from app.engine.line import Line
+from app.engine.review import Review, SolverAnalysis, children
+from app.engine.solver import solve
+
+ACTIONS = 60
+
+
+def sixty_action_game(code: GameCode, rng: random.Random) -> Line | None:
+    game = Game(code)
+    solution = solve(game)
+    for action in solution.line:
+        if len(game.line) == ACTIONS - 1 or game.is_over:
+            break
+        game.play(action)
+    while len(game.line) < ACTIONS and not game.is_over:
+        moves = list(children(game))
+        if not moves:
+            break
+        game.play(rng.choice(moves)[0])
+    return Line.of(game) if len(game.line) >= 40 else None
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=50)
+    args = parser.parse_args()
+    rng = random.Random(14)
+    cold: list[float] = []
+    warm: list[float] = []
+    lengths: list[int] = []
+    number = 0
+    while len(cold) < args.games:
+        rules = (Rules.EASY, Rules.CLASSIC)[len(cold) % 2]
+        code = GameCode(rules, 1000 + number)
+        number += 1
+        line = sixty_action_game(code, rng)
+        if line is None:
+            continue
+        lengths.append(len(line))
+        analysis = SolverAnalysis(code)
+        started = time.process_time()
+        Review.build(code, line, analysis)
+        cold.append(time.process_time() - started)
+        for _ in range(args.repeat):
+            started = time.process_time()
+            Review.build(code, line, analysis)
+            warm.append(time.process_time() - started)
+    ms = 1000
+    print(f"load average {os.getloadavg()[0]:.1f} (2 cores); {len(cold)} games of {min(lengths)}-{max(lengths)} actions")
+    for name, times in (("cold (analysis made)", cold), ("warm (analysis kept)", warm)):
+        print(
+            f"{name:<22} mean {statistics.mean(times) * ms:7.1f} ms  median {statistics.median(times) * ms:7.1f} ms"
+            f"  p99 {percentile(times, 0.99) * ms:7.1f} ms  max {max(times) * ms:7.1f} ms  (CPU, {len(times)} reviews)"
+        )
+
+
+if __name__ == "__main__":
+    main()

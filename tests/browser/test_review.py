@@ -1,0 +1,82 @@
+"""The review in a real browser: step with the keyboard and the slider, see the point of no
+return marked; screenshots at desktop, phone and phone-landscape sizes."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import DESKTOP, PHONE, screenshot
+
+CODE = "TP1-E-AAAAAAB"
+THROWN = "22.19.21.d.12.18.d.d.d.d.20.d.d.d.10.d.11.d.d.9.23.25.d.3.d.13.d.d.d.d.d.d.d.d.d.4.0.d.27"
+LAST = len(THROWN.split("."))
+LANDSCAPE = {"width": 844, "height": 390}
+
+
+@pytest.fixture(autouse=True)
+def analysed(live_server: str) -> None:
+    """Review the line once before the browser asks: today's solver takes a while on a busy
+    machine for a first review, and the server keeps it (the browser's timeout is 10 s)."""
+    assert httpx.get(f"{live_server}/api/replay/{CODE}/{THROWN}", timeout=300).status_code == 200
+
+
+def test_step_through_a_review_by_keyboard_and_slider(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page(DESKTOP)
+    page.goto(f"/replay/{CODE}/{THROWN}?step=0")
+    step = page.locator("#step-number")
+    expect(step).to_have_text("0")
+    expect(page.locator("#point-of-no-return")).to_contain_text("Move 23, drawing, lost the win: removing the")
+    expect(page.locator("#no-return-mark")).to_be_visible()
+    page.keyboard.press("ArrowRight")
+    expect(step).to_have_text("1")
+    expect(page).to_have_url(re.compile(r"step=1$"))
+    page.keyboard.press("End")
+    expect(step).to_have_text(str(LAST))
+    expect(page.locator("#winnable")).to_have_text("No longer winnable")
+    page.keyboard.press("ArrowLeft")
+    expect(step).to_have_text(str(LAST - 1))
+    page.keyboard.press("Home")
+    expect(step).to_have_text("0")
+    expect(page.locator("#winnable")).to_have_text("Still winnable")
+    page.locator("#step-slider").fill("22")
+    expect(step).to_have_text("22")
+    expect(page).to_have_url(re.compile(r"step=22$"))
+    page.locator("#step-slider").fill("23")
+    expect(step).to_have_text("23")
+    expect(page.locator("#step-words")).to_contain_text("Point of no return.")
+    expect(page.locator("#winnable")).to_have_text("No longer winnable")
+    page.locator("#step-slider").focus()
+    page.keyboard.press("ArrowLeft")  # the slider's own keys move it: back to 22
+    expect(step).to_have_text("22")
+    screenshot(page, "review-desktop")
+    page.locator("#reveal").click()
+    expect(page.locator("#reveal")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator(".card.hindsight").first).to_be_visible()
+    screenshot(page, "review-desktop-hindsight")
+    page.go_back()
+    expect(page.locator("#reveal")).to_have_attribute("aria-pressed", "false")
+    page.locator("#no-return-mark a").click()
+    expect(step).to_have_text("23")
+
+
+def test_review_at_phone_sizes(new_page) -> None:  # type: ignore[no-untyped-def]
+    for name, viewport in (("review-phone", PHONE), ("review-phone-landscape", LANDSCAPE)):
+        page = new_page(viewport)
+        page.goto(f"/replay/{CODE}/{THROWN}?step=23")
+        expect(page.locator("#no-return-mark")).to_be_visible()
+        expect(page.locator("#step-number")).to_have_text("23")
+        page.locator("#forward").click()
+        expect(page.locator("#step-number")).to_have_text("24")
+        screenshot(page, name)
+
+
+def test_review_in_hebrew(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page(PHONE, locale="he-IL", extra_http_headers={"Accept-Language": "he"})
+    page.goto(f"/replay/{CODE}/{THROWN}?step=23")
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    expect(page.locator("#no-return-mark")).to_be_visible()
+    screenshot(page, "review-phone-he")
