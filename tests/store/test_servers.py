@@ -31,7 +31,7 @@ pytestmark = pytest.mark.slow
 
 FIELDS = {
     "id", "code", "rules", "tableau", "waste", "stock_count", "score", "moves", "undo_available",
-    "status", "peaks_cleared",
+    "status", "peaks_cleared", "run", "longest_run", "started_at", "ended_after",
 }  # fmt: skip
 
 
@@ -67,6 +67,7 @@ def mismatches(shown: dict[str, Any], game_id: str, game: Game) -> list[str]:
     def fits(rank: int) -> bool:
         return abs(rank - waste.rank) == 1 or (easy and {rank, waste.rank} == {1, 13})
 
+    runs = [len(r) for r in "".join("d" if a is None else "r" for a in line).split("d")]
     can_act = drawn < 23 or any(face_up[p] and fits(deal.tableau[p].rank) for p in range(28))
     expected: dict[str, Any] = {
         "id": game_id,
@@ -79,6 +80,8 @@ def mismatches(shown: dict[str, Any], game_id: str, game: Game) -> list[str]:
         "undo_available": game.undo_available,
         "status": "won" if len(removed) == 28 else "playing" if can_act else "blocked",
         "peaks_cleared": cleared,
+        "run": runs[-1],  # removals since the last draw
+        "longest_run": max(runs),
     }
     wrong = [f"fields {sorted(set(shown) ^ FIELDS)}"] if set(shown) != FIELDS else []
     wrong += [f"{k}: {shown.get(k)!r} != {v!r}" for k, v in expected.items() if shown.get(k) != v]
