@@ -40,7 +40,8 @@ def test_a_version_1_database_gets_the_line_column(database_url: str) -> None:
     ended = greedy(code, prefer_draw=False)
     before = store.save(store.create(Game(code), "p1"), ended)
     with store._engine.begin() as conn:  # as a release before this step left it
-        conn.execute(text("ALTER TABLE tp_results DROP COLUMN line"))
+        for column in ("longest_run", "seconds", "line"):  # the columns step 2 adds
+            conn.execute(text(f"ALTER TABLE tp_results DROP COLUMN {column}"))
         conn.execute(text("UPDATE tp_schema SET version = 1"))
     store.close()
     store = SqlStore(database_url)
