@@ -317,7 +317,23 @@ def wrong_methods(method: str, template: str, allowed: set[str]) -> RouteProbes:
     return probes
 
 
+def line_probes(template: str) -> RouteProbes:
+    """Replay links (issue 14): bad codes, and bad lines on a good code (all 4xx)."""
+
+    def probes(ids: Ids) -> Iterator[Probe]:
+        yield from code_probes("GET", template.replace("{line}", "22"))(ids)
+        for line in ("x", "22.0", "27", ".".join(["d"] * 201), "22.", "%00", "d" * 5000, ".."):
+            yield Probe(f"line {line[:30]!r}", "GET", template.replace("{code}", CODE).replace("{line}", line),
+                        expect="4xx")
+    return probes
+
+
 CATALOGUE: dict[tuple[str, str], RouteProbes] = {
+    ("GET", "/replay/{code}"): code_probes("GET", "/replay/{code}"),
+    ("GET", "/replay/{code}/{line}"): line_probes("/replay/{code}/{line}"),
+    ("GET", "/api/replay/{code}"): code_probes("GET", "/api/replay/{code}"),
+    ("GET", "/api/replay/{code}/{line}"): line_probes("/api/replay/{code}/{line}"),
+    ("GET", "/replay-difficulty/{code}"): code_probes("GET", "/replay-difficulty/{code}"),
     ("GET", "/"): plain("GET", "/"),
     ("GET", "/daily"): plain("GET", "/daily"),
     ("GET", "/g/{code}"): code_probes("GET", "/g/{code}"),
