@@ -42,6 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from app.engine.analysis import ANALYSES, AnalysisCache, analyse
 from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules
 from app.engine.game import Action, Game
 from app.engine.layout import ALL_POSITIONS_MASK, COVER_MASKS, PEAK_MASKS, POSITION_COUNT
@@ -487,6 +488,11 @@ def _score_after(game: Game, line: tuple[Action, ...]) -> int:
     return replay.score
 
 
+QUICK_NODES: Final = 1_000
+"""Positions the depth-first search may expand before :func:`solve` hands the question to
+the whole-deal pass (about 5 ms of search: most winnable deals need far fewer)."""
+
+
 def solve(
     game: Game,
     *,
@@ -496,9 +502,13 @@ def solve(
 ) -> Solution:
     """Solve the game from its current position (it is not changed).
 
-    ``best`` asks for the best final score (it may take longer). ``node_limit``
-    bounds the work: past that many positions expanded :class:`SearchLimitExceeded`
-    is raised. ``solver`` reuses the tables of an earlier search of the same deal.
+    Without ``best`` a depth-first search looks for a win; if it has not decided within
+    :data:`QUICK_NODES` positions, the whole-deal pass of :mod:`app.engine.analysis`
+    decides (a few milliseconds, whatever the deal). ``best`` asks for the best final
+    score: that is the analysis with its scores (about 0.1 s). ``node_limit`` bounds the
+    depth-first search alone: below :data:`QUICK_NODES` it is the search's whole budget
+    and :class:`SearchLimitExceeded` is raised past it. ``solver`` reuses the tables of an
+    earlier search of the same deal.
     """
     if game.is_over:
         return Solution(True, (), game.score, best=best)
@@ -508,20 +518,30 @@ def solve(
         raise ValueError("the solver was made for another deal")
     removed, drawn, waste, just_drew = _position(game)
     if best:
-        win, nodes = solver.min_draw_win(
-            removed, drawn, waste, just_drew, node_limit=node_limit
-        )
-        if win is None:
-            remaining = None if node_limit is None else max(1, node_limit - nodes)
-            reach, more = solver.best_reachable(removed, drawn, waste, node_limit=remaining)
-            line = _actions(reach)
-            return Solution(False, line, _score_after(game, line), best=True, nodes=nodes + more)
-    else:
-        win, nodes = solver.find_win(removed, drawn, waste, just_drew, node_limit=node_limit)
-        if win is None:
-            return Solution(False, (), None, nodes=nodes)
+        analysis = analyse(game.code)
+        line = tuple(analysis.best_line(removed, drawn, waste))
+        won = analysis.winnable(removed, drawn, waste)
+        return Solution(won, line, _score_after(game, line), best=True, nodes=_ANALYSIS_NODES)
+    budget = QUICK_NODES if node_limit is None else min(node_limit, QUICK_NODES)
+    try:
+        win, nodes = solver.find_win(removed, drawn, waste, just_drew, node_limit=budget)
+    except SearchLimitExceeded:
+        if node_limit is not None and node_limit <= QUICK_NODES:
+            raise
+        found = analyse(game.code, scores=False).winning_line(removed, drawn, waste)
+        win, nodes = (None if found is None else [_code(a) for a in found]), budget + _ANALYSIS_NODES
+    if win is None:
+        return Solution(False, (), None, nodes=nodes)
     line = _actions(win)
     return Solution(True, line, _score_after(game, line), best=best, nodes=nodes)
+
+
+_ANALYSIS_NODES: Final = 22_932
+"""What a whole-deal pass counts as work in :attr:`Solution.nodes`: the sets it judges."""
+
+
+def _code(action: Action) -> int:
+    return -1 if action.position is None else action.position
 
 
 def solve_code(code: str | GameCode, *, best: bool = False, node_limit: int | None = None) -> Solution:
@@ -530,51 +550,37 @@ def solve_code(code: str | GameCode, *, best: bool = False, node_limit: int | No
     return solve(Game(parsed), best=best, node_limit=node_limit)
 
 
-@functools.lru_cache(maxsize=8)
-def _solver_for(code: GameCode) -> DealSolver:
-    deal = code.deal()
-    return DealSolver(deal, code.rules)
-
-
-def hint(game: Game, *, node_limit: int | None = None) -> Hint:
+def hint(game: Game, *, node_limit: int | None = None, cache: AnalysisCache | None = None) -> Hint:
     """One action that keeps a win in reach, or how far back along the line a win still was.
 
-    The solver of each of the 8 latest deals asked about is kept with what it has
-    proven, so asking again after each move, or looking back along the line, is
-    cheap. Threads may share them: the tables only ever gain facts that are true.
-    ``node_limit`` bounds each search (:class:`SearchLimitExceeded`).
+    Looked up in the deal's analysis (:mod:`app.engine.analysis`), made once per deal and
+    kept in ``cache`` (by default the module's :data:`ANALYSES`, bounded by memory): the
+    action is one towards the best score still reachable. ``node_limit`` is accepted for
+    compatibility and not used: the analysis's work is bounded by the deal's layout.
     """
+    del node_limit
     if game.is_over:
         return Hint(None, 0)
-    solver = _solver_for(game.code)
-    removed, drawn, waste, just_drew = _position(game)
-    win, _ = solver.find_win(removed, drawn, waste, just_drew, node_limit=node_limit)
-    if win is not None:
-        return Hint(Action(None if win[0] < 0 else win[0]), 0)
-    # Positions along the line: after 0, 1, ... of its actions. A position from which
-    # a later one can be reached is winnable whenever that one is, so the winnable
-    # positions are a prefix of the line: find where it ends by halving.
-    positions = [(0, 0, game.deal.waste.rank, True)]
-    removed, drawn = 0, 0
-    for action in game.line[:-1]:
+    analysis = (ANALYSES if cache is None else cache).get(game.code)
+    removed, drawn, waste, _ = _position(game)
+    verdict = analysis.verdict(removed, drawn, waste)
+    if verdict.winnable:
+        return Hint(verdict.move or analysis.winning_move(removed, drawn, waste), 0)
+    # Positions along the line: after 0, 1, ... of its actions. A position from which a
+    # later one can be reached is winnable whenever that one is, so the winnable positions
+    # are a prefix of the line; the last one is the one to undo back to.
+    removed, drawn, waste = 0, 0, analysis.waste_after[0]
+    if not analysis.winnable(removed, drawn, waste):
+        return Hint(None, None)
+    last_winnable = 0
+    for index, action in enumerate(game.line, start=1):
         if action.position is None:
             drawn += 1
-            positions.append((removed, drawn, solver.after_draw[drawn], True))
+            waste = analysis.waste_after[drawn]
         else:
             removed |= 1 << action.position
-            positions.append((removed, drawn, solver.ranks[action.position], False))
-
-    def winnable(index: int) -> bool:
-        line, _ = solver.find_win(*positions[index], node_limit=node_limit)
-        return line is not None
-
-    if not winnable(0):
-        return Hint(None, None)
-    low, high = 0, len(positions)  # positions[low] is winnable, the game's own is not
-    while high - low > 1:
-        middle = (low + high) // 2
-        if winnable(middle):
-            low = middle
-        else:
-            high = middle
-    return Hint(None, len(positions) - low)
+            waste = analysis.ranks[action.position]
+        if not analysis.winnable(removed, drawn, waste):
+            break
+        last_winnable = index
+    return Hint(None, len(game.line) - last_winnable)
