@@ -184,7 +184,7 @@ def win_limits(deal: Deal, rules: Rules) -> Int8Array:
         low, high = sets.bounds[k], sets.bounds[k + 1]
         edges = slice(sets.edge_bounds[k], sets.edge_bounds[k + 1])
         removed_rank = ranks[sets.edge_position[edges]]
-        # by_rank[i, q]: the limit after removing from set i a card of rank q.
+        # by_rank[i, q]: the best limit after removing from set i a card of rank q.
         by_rank = np.full((high - low, 15), _NONE, dtype=np.int8)
         np.maximum.at(by_rank, (sets.edge_from[edges] - low, removed_rank),
                       limit[sets.edge_to[edges], removed_rank])

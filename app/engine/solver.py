@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from app.engine.analysis import ANALYSES, AnalysisCache, analyse
+from app.engine.analysis import ANALYSES, DealAnalysis, analyse
 from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules
 from app.engine.game import Action, Game
 from app.engine.layout import ALL_POSITIONS_MASK, COVER_MASKS, PEAK_MASKS, POSITION_COUNT
@@ -550,22 +550,25 @@ def solve_code(code: str | GameCode, *, best: bool = False, node_limit: int | No
     return solve(Game(parsed), best=best, node_limit=node_limit)
 
 
-def hint(game: Game, *, node_limit: int | None = None, cache: AnalysisCache | None = None) -> Hint:
+def hint(game: Game, *, node_limit: int | None = None, analysis: DealAnalysis | None = None) -> Hint:
     """One action that keeps a win in reach, or how far back along the line a win still was.
 
-    Looked up in the deal's analysis (:mod:`app.engine.analysis`), made once per deal and
-    kept in ``cache`` (by default the module's :data:`ANALYSES`, bounded by memory): the
-    action is one towards the best score still reachable. ``node_limit`` is accepted for
-    compatibility and not used: the analysis's work is bounded by the deal's layout.
+    Looked up in the deal's ``analysis`` (:mod:`app.engine.analysis`); by default the one
+    kept in :data:`~app.engine.analysis.ANALYSES` (bounded by memory), made now if it is
+    not kept. The action is one towards the best score still reachable. ``node_limit`` is
+    accepted for compatibility and not used: the analysis's work is bounded by the layout.
     """
     del node_limit
     if game.is_over:
         return Hint(None, 0)
-    analysis = (ANALYSES if cache is None else cache).get(game.code)
+    if analysis is None:
+        analysis = ANALYSES.get(game.code)
+    elif analysis.code != game.code:
+        raise ValueError(f"the analysis is of {analysis.code.text()}, not {game.code_text()}")
     removed, drawn, waste, _ = _position(game)
-    verdict = analysis.verdict(removed, drawn, waste)
-    if verdict.winnable:
-        return Hint(verdict.move or analysis.winning_move(removed, drawn, waste), 0)
+    if analysis.winnable(removed, drawn, waste):
+        best = analysis.verdict(removed, drawn, waste).move if analysis.best_after_draw is not None else None
+        return Hint(best or analysis.winning_move(removed, drawn, waste), 0)
     # Positions along the line: after 0, 1, ... of its actions. A position from which a
     # later one can be reached is winnable whenever that one is, so the winnable positions
     # are a prefix of the line; the last one is the one to undo back to.
