@@ -180,7 +180,9 @@ def _hall_holds(demand: int, supply: int) -> bool:
     Demand ranks ``r, r + 2, ..., r + 2(L - 1)`` can only be served by supply ranks
     ``r - 1, r + 1, ..., r + 2L - 1``; each field of the packed sums is compared at
     once (the guard bit of a field is cleared when the demand exceeds the supply).
-    This is the readable form of the check inlined in the search.
+    The search calls it right after each draw; an exhausted search is handed to the
+    whole-deal analysis after :data:`QUICK_NODES` positions, so a call's cost no longer
+    matters enough to keep an inlined copy.
     """
     shifted = supply << _FIELD
     window_supply = shifted + (shifted >> 2 * _FIELD)
@@ -261,7 +263,7 @@ class DealSolver:
         units = self.units
         after_draw = self.after_draw
         supply_of = self.stock_supply(limit)
-        guards, checked = _GUARDS, _CHECKED
+        hall_holds = _hall_holds
         never = _NEVER
         full = FULL
         path: list[int] = []  # the winning line, last action first
@@ -271,26 +273,14 @@ class DealSolver:
         drawn_lost_get = lost_after_draw.get
 
         def after_a_draw(removed: int, drawn: int, demand: int) -> bool:
-            # Right after a draw: the waste is after_draw[drawn]. Counting bound first.
-            supply = demand + supply_of[drawn]
-            shifted = supply << 8
-            window = shifted + (shifted >> 16)
-            if ((window | guards) - demand) & checked != checked:
+            # Right after a draw: the waste is after_draw[drawn]. Counting bound first (the
+            # peak cards themselves count as supply: a card may land on another).
+            if not hall_holds(demand, demand + supply_of[drawn]) or not play(
+                removed, drawn, after_draw[drawn], demand
+            ):
                 lost_after_draw[removed] = drawn
                 return False
-            window += shifted >> 32
-            demand2 = demand + (demand >> 16)
-            if ((window | guards) - demand2) & checked != checked:
-                lost_after_draw[removed] = drawn
-                return False
-            window += shifted >> 48
-            if ((window | guards) - demand2 - (demand >> 32)) & checked != checked:
-                lost_after_draw[removed] = drawn
-                return False
-            if play(removed, drawn, after_draw[drawn], demand):
-                return True
-            lost_after_draw[removed] = drawn
-            return False
+            return True
 
         def play(removed: int, drawn: int, waste: int, demand: int) -> bool:
             playable = exposed_of[removed] & playable_by_rank[waste]
