@@ -41,7 +41,7 @@ import numpy.typing as npt
 
 from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules
 from app.engine.game import Action, Game, ranks_adjacent
-from app.engine.layout import ALL_POSITIONS_MASK, COVER_MASKS, PEAK_MASKS, POSITION_COUNT
+from app.engine.layout import ALL_POSITIONS_MASK, PEAK_MASKS, POSITION_COUNT, exposed_mask
 
 __all__ = ["ANALYSES", "AnalysisCache", "DealAnalysis", "PositionVerdict", "analyse", "score_of"]
 
@@ -81,14 +81,6 @@ class _Sets:
     """The score of set ``i`` with nothing drawn: 500 - cards removed + 100 a cleared peak."""
 
 
-def _exposed(removed: int) -> int:
-    exposed = 0
-    for p in range(POSITION_COUNT):
-        if not removed >> p & 1 and removed & COVER_MASKS[p] == COVER_MASKS[p]:
-            exposed |= 1 << p
-    return exposed
-
-
 def score_of(removed: int, drawn: int) -> int:
     """The game's score at a position (undo restores it exactly, so it depends on nothing else)."""
     cleared = sum(removed & mask == mask for mask in PEAK_MASKS)
@@ -102,7 +94,7 @@ def _sets() -> _Sets:
     for _ in range(POSITION_COUNT):
         following: set[int] = set()
         for removed in rows[-1]:
-            bits = _exposed(removed)
+            bits = exposed_mask(removed)
             while bits:
                 low = bits & -bits
                 bits ^= low
@@ -111,7 +103,7 @@ def _sets() -> _Sets:
         rows.append(sorted(following))
     masks = tuple(m for row in rows for m in row)
     index = {m: i for i, m in enumerate(masks)}
-    exposed = tuple(_exposed(m) for m in masks)
+    exposed = tuple(exposed_mask(m) for m in masks)
     bounds = [0]
     for row in rows:
         bounds.append(bounds[-1] + len(row))
@@ -345,6 +337,12 @@ class DealAnalysis:
                 return Action(p)
         return Action(None)  # a winnable position with no winning removal: the draw is
 
+    def after(self, action: Action, removed: int, drawn: int) -> tuple[int, int, int]:
+        """The position ``(removed, drawn, waste)`` after ``action`` (not checked)."""
+        if action.position is None:
+            return removed, drawn + 1, self.waste_after[drawn + 1]
+        return removed | 1 << action.position, drawn, self.ranks[action.position]
+
     def winning_line(self, removed: int, drawn: int, waste: int) -> list[Action] | None:
         """A line of actions from the position to a win, or ``None`` if there is no win."""
         line: list[Action] = []
@@ -353,12 +351,7 @@ class DealAnalysis:
             if move is None:
                 return None
             line.append(move)
-            if move.position is None:
-                drawn += 1
-                waste = self.waste_after[drawn]
-            else:
-                removed |= 1 << move.position
-                waste = self.ranks[move.position]
+            removed, drawn, waste = self.after(move, removed, drawn)
         return line
 
     def best_line(self, removed: int, drawn: int, waste: int) -> list[Action]:
@@ -366,12 +359,7 @@ class DealAnalysis:
         line: list[Action] = []
         while (move := self.verdict(removed, drawn, waste).move) is not None:
             line.append(move)
-            if move.position is None:
-                drawn += 1
-                waste = self.waste_after[drawn]
-            else:
-                removed |= 1 << move.position
-                waste = self.ranks[move.position]
+            removed, drawn, waste = self.after(move, removed, drawn)
         return line
 
     def verdict(self, removed: int, drawn: int, waste: int) -> PositionVerdict:

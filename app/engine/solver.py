@@ -567,12 +567,7 @@ def hint(game: Game, *, node_limit: int | None = None, analysis: DealAnalysis | 
         return Hint(None, None)
     last_winnable = 0
     for index, action in enumerate(game.line, start=1):
-        if action.position is None:
-            drawn += 1
-            waste = analysis.waste_after[drawn]
-        else:
-            removed |= 1 << action.position
-            waste = analysis.ranks[action.position]
+        removed, drawn, waste = analysis.after(action, removed, drawn)
         if not analysis.winnable(removed, drawn, waste):
             break
         last_winnable = index
