@@ -1,9 +1,9 @@
-"""The solver against its own answers from before the whole-deal analysis (data/today.csv.gz).
+"""The solver against its own answers from before the whole-deal analysis (reference_answers/today.csv.gz).
 
 The file holds, for each deal it covers, whether the solver of commit 49e54bd (a
 depth-first search with a counting bound, checked then against an independent plain
 search) found it winnable and, for part of the deals, the best score it found
-(``data/make_today.py`` made it).
+(``reference_answers/make_today.py`` made it).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from app.engine.deal import GameCode, Rules
 from app.engine.game import Game
 from app.engine.solver import solve
 
-DATA = Path(__file__).parent / "data" / "today.csv.gz"
+DATA = Path(__file__).parent / "reference_answers" / "today.csv.gz"
 # docs/solvability.md: winnable deals among 0 - 9,999.
 DOCUMENTED = {Rules.EASY: 9_708, Rules.CLASSIC: 7_353}
 
