@@ -42,6 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from app.engine.analysis import ANALYSES, DealAnalysis, analyse
 from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules
 from app.engine.game import Action, Game
 from app.engine.layout import ALL_POSITIONS_MASK, COVER_MASKS, PEAK_MASKS, POSITION_COUNT
@@ -179,7 +180,9 @@ def _hall_holds(demand: int, supply: int) -> bool:
     Demand ranks ``r, r + 2, ..., r + 2(L - 1)`` can only be served by supply ranks
     ``r - 1, r + 1, ..., r + 2L - 1``; each field of the packed sums is compared at
     once (the guard bit of a field is cleared when the demand exceeds the supply).
-    This is the readable form of the check inlined in the search.
+    The search calls it right after each draw; an exhausted search is handed to the
+    whole-deal analysis after :data:`QUICK_NODES` positions, so a call's cost no longer
+    matters enough to keep an inlined copy.
     """
     shifted = supply << _FIELD
     window_supply = shifted + (shifted >> 2 * _FIELD)
@@ -260,7 +263,7 @@ class DealSolver:
         units = self.units
         after_draw = self.after_draw
         supply_of = self.stock_supply(limit)
-        guards, checked = _GUARDS, _CHECKED
+        hall_holds = _hall_holds
         never = _NEVER
         full = FULL
         path: list[int] = []  # the winning line, last action first
@@ -270,26 +273,14 @@ class DealSolver:
         drawn_lost_get = lost_after_draw.get
 
         def after_a_draw(removed: int, drawn: int, demand: int) -> bool:
-            # Right after a draw: the waste is after_draw[drawn]. Counting bound first.
-            supply = demand + supply_of[drawn]
-            shifted = supply << 8
-            window = shifted + (shifted >> 16)
-            if ((window | guards) - demand) & checked != checked:
+            # Right after a draw: the waste is after_draw[drawn]. Counting bound first (the
+            # peak cards themselves count as supply: a card may land on another).
+            if not hall_holds(demand, demand + supply_of[drawn]) or not play(
+                removed, drawn, after_draw[drawn], demand
+            ):
                 lost_after_draw[removed] = drawn
                 return False
-            window += shifted >> 32
-            demand2 = demand + (demand >> 16)
-            if ((window | guards) - demand2) & checked != checked:
-                lost_after_draw[removed] = drawn
-                return False
-            window += shifted >> 48
-            if ((window | guards) - demand2 - (demand >> 32)) & checked != checked:
-                lost_after_draw[removed] = drawn
-                return False
-            if play(removed, drawn, after_draw[drawn], demand):
-                return True
-            lost_after_draw[removed] = drawn
-            return False
+            return True
 
         def play(removed: int, drawn: int, waste: int, demand: int) -> bool:
             playable = exposed_of[removed] & playable_by_rank[waste]
@@ -487,6 +478,11 @@ def _score_after(game: Game, line: tuple[Action, ...]) -> int:
     return replay.score
 
 
+QUICK_NODES: Final = 300
+"""Positions the depth-first search may expand before :func:`solve` hands the question to
+the whole-deal pass (about 1.5 ms of search; the pass itself takes about 8 ms)."""
+
+
 def solve(
     game: Game,
     *,
@@ -496,9 +492,13 @@ def solve(
 ) -> Solution:
     """Solve the game from its current position (it is not changed).
 
-    ``best`` asks for the best final score (it may take longer). ``node_limit``
-    bounds the work: past that many positions expanded :class:`SearchLimitExceeded`
-    is raised. ``solver`` reuses the tables of an earlier search of the same deal.
+    Without ``best`` a depth-first search looks for a win; if it has not decided within
+    :data:`QUICK_NODES` positions, the whole-deal pass of :mod:`app.engine.analysis`
+    decides (a few milliseconds, whatever the deal). ``best`` asks for the best final
+    score: that is the analysis with its scores (about 0.1 s). ``node_limit`` bounds the
+    depth-first search alone: below :data:`QUICK_NODES` it is the search's whole budget
+    and :class:`SearchLimitExceeded` is raised past it. ``solver`` reuses the tables of an
+    earlier search of the same deal.
     """
     if game.is_over:
         return Solution(True, (), game.score, best=best)
@@ -508,20 +508,30 @@ def solve(
         raise ValueError("the solver was made for another deal")
     removed, drawn, waste, just_drew = _position(game)
     if best:
-        win, nodes = solver.min_draw_win(
-            removed, drawn, waste, just_drew, node_limit=node_limit
-        )
-        if win is None:
-            remaining = None if node_limit is None else max(1, node_limit - nodes)
-            reach, more = solver.best_reachable(removed, drawn, waste, node_limit=remaining)
-            line = _actions(reach)
-            return Solution(False, line, _score_after(game, line), best=True, nodes=nodes + more)
-    else:
-        win, nodes = solver.find_win(removed, drawn, waste, just_drew, node_limit=node_limit)
-        if win is None:
-            return Solution(False, (), None, nodes=nodes)
+        analysis = analyse(game.code)
+        line = tuple(analysis.best_line(removed, drawn, waste))
+        won = analysis.winnable(removed, drawn, waste)
+        return Solution(won, line, _score_after(game, line), best=True, nodes=_ANALYSIS_NODES)
+    budget = QUICK_NODES if node_limit is None else min(node_limit, QUICK_NODES)
+    try:
+        win, nodes = solver.find_win(removed, drawn, waste, just_drew, node_limit=budget)
+    except SearchLimitExceeded:
+        if node_limit is not None and node_limit <= QUICK_NODES:
+            raise
+        found = analyse(game.code, scores=False).winning_line(removed, drawn, waste)
+        win, nodes = (None if found is None else [_code(a) for a in found]), budget + _ANALYSIS_NODES
+    if win is None:
+        return Solution(False, (), None, nodes=nodes)
     line = _actions(win)
     return Solution(True, line, _score_after(game, line), best=best, nodes=nodes)
+
+
+_ANALYSIS_NODES: Final = 22_932
+"""What a whole-deal pass counts as work in :attr:`Solution.nodes`: the sets it judges."""
+
+
+def _code(action: Action) -> int:
+    return -1 if action.position is None else action.position
 
 
 def solve_code(code: str | GameCode, *, best: bool = False, node_limit: int | None = None) -> Solution:
@@ -530,51 +540,35 @@ def solve_code(code: str | GameCode, *, best: bool = False, node_limit: int | No
     return solve(Game(parsed), best=best, node_limit=node_limit)
 
 
-@functools.lru_cache(maxsize=8)
-def _solver_for(code: GameCode) -> DealSolver:
-    deal = code.deal()
-    return DealSolver(deal, code.rules)
-
-
-def hint(game: Game, *, node_limit: int | None = None) -> Hint:
+def hint(game: Game, *, node_limit: int | None = None, analysis: DealAnalysis | None = None) -> Hint:
     """One action that keeps a win in reach, or how far back along the line a win still was.
 
-    The solver of each of the 8 latest deals asked about is kept with what it has
-    proven, so asking again after each move, or looking back along the line, is
-    cheap. Threads may share them: the tables only ever gain facts that are true.
-    ``node_limit`` bounds each search (:class:`SearchLimitExceeded`).
+    Looked up in the deal's ``analysis`` (:mod:`app.engine.analysis`); by default the one
+    kept in :data:`~app.engine.analysis.ANALYSES` (bounded by memory), made now if it is
+    not kept. The action is one towards the best score still reachable. ``node_limit`` is
+    accepted for compatibility and not used: the analysis's work is bounded by the layout.
     """
+    del node_limit
     if game.is_over:
         return Hint(None, 0)
-    solver = _solver_for(game.code)
-    removed, drawn, waste, just_drew = _position(game)
-    win, _ = solver.find_win(removed, drawn, waste, just_drew, node_limit=node_limit)
-    if win is not None:
-        return Hint(Action(None if win[0] < 0 else win[0]), 0)
-    # Positions along the line: after 0, 1, ... of its actions. A position from which
-    # a later one can be reached is winnable whenever that one is, so the winnable
-    # positions are a prefix of the line: find where it ends by halving.
-    positions = [(0, 0, game.deal.waste.rank, True)]
-    removed, drawn = 0, 0
-    for action in game.line[:-1]:
-        if action.position is None:
-            drawn += 1
-            positions.append((removed, drawn, solver.after_draw[drawn], True))
-        else:
-            removed |= 1 << action.position
-            positions.append((removed, drawn, solver.ranks[action.position], False))
-
-    def winnable(index: int) -> bool:
-        line, _ = solver.find_win(*positions[index], node_limit=node_limit)
-        return line is not None
-
-    if not winnable(0):
+    if analysis is None:
+        analysis = ANALYSES.get(game.code)
+    elif analysis.code != game.code:
+        raise ValueError(f"the analysis is of {analysis.code.text()}, not {game.code_text()}")
+    removed, drawn, waste, _ = _position(game)
+    if analysis.winnable(removed, drawn, waste):
+        best = analysis.verdict(removed, drawn, waste).move if analysis.best_after_draw is not None else None
+        return Hint(best or analysis.winning_move(removed, drawn, waste), 0)
+    # Positions along the line: after 0, 1, ... of its actions. A position from which a
+    # later one can be reached is winnable whenever that one is, so the winnable positions
+    # are a prefix of the line; the last one is the one to undo back to.
+    removed, drawn, waste = 0, 0, analysis.waste_after[0]
+    if not analysis.winnable(removed, drawn, waste):
         return Hint(None, None)
-    low, high = 0, len(positions)  # positions[low] is winnable, the game's own is not
-    while high - low > 1:
-        middle = (low + high) // 2
-        if winnable(middle):
-            low = middle
-        else:
-            high = middle
-    return Hint(None, len(positions) - low)
+    last_winnable = 0
+    for index, action in enumerate(game.line, start=1):
+        removed, drawn, waste = analysis.after(action, removed, drawn)
+        if not analysis.winnable(removed, drawn, waste):
+            break
+        last_winnable = index
+    return Hint(None, len(game.line) - last_winnable)

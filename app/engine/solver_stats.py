@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from app.engine.analysis import analyse
 from app.engine.deal import DEAL_COUNT, GameCode, Rules
 from app.engine.game import Game
 from app.engine.solver import solve
@@ -76,7 +77,7 @@ def solve_range(
     tasks = [(rules.letter, number, best) for number in range(start, start + count)]
     results: list[DealResult] = []
     if jobs == 1 or count < 2:
-        solve(Game(GameCode(rules, start)))  # build the shared tables before timing
+        _warm_up()  # build the shared tables before timing
         stream: Iterator[DealResult] = map(_solve_task, tasks)
         for result in stream:
             results.append(result)
@@ -94,7 +95,9 @@ def solve_range(
 
 
 def _warm_up() -> None:
+    """Build the tables every deal shares (the search's and the analysis's layout)."""
     solve(Game(GameCode(Rules.EASY, 0)))
+    analyse(GameCode(Rules.EASY, 0), scores=False)
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:

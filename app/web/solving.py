@@ -1,71 +1,127 @@
 """What the solver tells the page: hints, whether a deal could be won, winnable deals.
 
-The solver (``app.engine.solver``) is exact; here its answers are bounded in time
-(``NODE_LIMIT`` positions) so a request never searches for long, and what a deal
-allows is kept per deal, since every player of a deal gets the same answer.
+Every answer is a lookup in the deal's analysis (``app.engine.analysis``: each reachable
+position's winnability and best score). Making one takes about 0.1 s of CPU, so it is
+made in a worker process, where it does not hold this process's GIL against the moves
+of other players; the analyses come back (about 1.4 MiB each) and are kept, bounded by
+memory, in ``ANALYSES``. A request waits at most ``ANALYSIS_SECONDS`` for one; past that
+it is answered without (the hint says no search was made) and the analysis is still kept
+when it arrives. Requests for the same deal share one job.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
 from app.engine import Game, GameCode, Rules
-from app.engine.solver import Hint, SearchLimitExceeded, hint, solve
+from app.engine.analysis import ANALYSES, DealAnalysis, analyse
+from app.engine.solver import Hint, hint, solve
 
-NODE_LIMIT: Final = 3_000_000
-"""Positions one search may expand: well above what any deal of the first 10,000 needed."""
+ANALYSIS_SECONDS: Final = 10.0
+"""How long one request waits for a deal's analysis: about 0.1 s of CPU, and the first one
+starts the worker (about 1 s of CPU); a machine under heavy load stretches both."""
+WORKERS: Final = 1
+"""Worker processes for analyses: one, so that the event loop keeps a core of two."""
 WINNABLE_TRIES: Final = 60
 """Random deals tried for "winnable deals only" (3 % of easy and 25 % of classic deals are lost)."""
 
 
+class _Analyses:
+    """The worker pool, started on first use, and the jobs in flight by deal."""
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._running: dict[GameCode, Future[DealAnalysis]] = {}
+
+    def _job(self, code: GameCode) -> Future[DealAnalysis]:
+        with self._lock:
+            job = self._running.get(code)
+            if job is None:
+                if self._pool is None:
+                    self._pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn"))
+                job = self._pool.submit(analyse, code)
+                self._running[code] = job
+                job.add_done_callback(lambda done: self._finished(code, done))
+            return job
+
+    def _finished(self, code: GameCode, job: Future[DealAnalysis]) -> None:
+        with self._lock:
+            self._running.pop(code, None)
+        if not job.cancelled() and job.exception() is None:
+            ANALYSES.put(job.result())
+
+    def get(self, code: GameCode, timeout: float = ANALYSIS_SECONDS) -> DealAnalysis | None:
+        """The deal's analysis, or ``None`` if it is not ready within ``timeout`` seconds."""
+        kept = ANALYSES.peek(code)
+        if kept is not None:
+            return kept
+        try:
+            return self._job(code).result(timeout=timeout)
+        except FutureTimeout:
+            return None
+
+    def shutdown(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+analyses: Final = _Analyses()
+
+
 @dataclass(frozen=True, slots=True)
 class Outlook:
-    """What a deal allows from its start: ``winnable`` is ``None`` when the search was cut short."""
+    """What a deal allows from its start: ``winnable`` is ``None`` when the analysis ran late."""
 
     winnable: bool | None
     best_score: int | None
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=4096)
+def _start_outlook(code: GameCode) -> Outlook:
+    analysis = analyses.get(code)
+    if analysis is None:
+        raise LookupError(code)
+    start = analysis.start()
+    return Outlook(start.winnable, start.best_score if start.winnable else None)
+
+
 def deal_outlook(code: GameCode) -> Outlook:
-    """Whether the deal can be won, and the best score it allows (when the search finishes)."""
-    game = Game(code)
+    """Whether the deal can be won, and the best score it allows (when the analysis is ready)."""
     try:
-        best = solve(game, best=True, node_limit=NODE_LIMIT)
-    except SearchLimitExceeded:
-        try:
-            plain = solve(game, node_limit=NODE_LIMIT)
-        except SearchLimitExceeded:
-            return Outlook(None, None)
-        if plain.winnable:
-            note_winnable(code)
-        return Outlook(plain.winnable, None)
-    if best.winnable:
+        outlook = _start_outlook(code)
+    except LookupError:
+        return Outlook(None, None)  # not kept: asked again next time
+    if outlook.winnable:
         note_winnable(code)
-    return Outlook(best.winnable, best.score if best.winnable else None)
+    return outlook
 
 
-def hint_for(game: Game) -> Hint | None:
-    """One action on a winning line, or how many undos lead back to one; ``None`` if the search ran long."""
-    try:
-        return hint(game, node_limit=NODE_LIMIT)
-    except SearchLimitExceeded:
-        return None
+def hint_for(game: Game) -> Hint:
+    """One action on a winning line (towards the best score), or how many undos lead back
+    to one. If the worker is late, the hint is made here from the quick part of the
+    analysis alone (whether each position can be won: about 10 ms of CPU)."""
+    analysis = analyses.get(game.code)
+    if analysis is None:
+        analysis = analyse(game.code, scores=False)
+    return hint(game, analysis=analysis)
 
 
 def winnable_code(rules: Rules) -> GameCode:
-    """A random deal the solver has proven winnable under ``rules``."""
-    code = GameCode.random(rules)
+    """A random deal proven winnable under ``rules`` (the quick search: about 5 ms a deal)."""
     for _ in range(WINNABLE_TRIES):
-        try:
-            if solve(Game(code), node_limit=NODE_LIMIT).winnable:
-                note_winnable(code)
-                return code
-        except SearchLimitExceeded:
-            pass
         code = GameCode.random(rules)
+        if solve(Game(code)).winnable:
+            note_winnable(code)
+            return code
     raise RuntimeError("no winnable deal found")  # about (1/4) ** 60 for classic rules
 
 
