@@ -11,7 +11,7 @@ kept, a new review of the same line each time, as after the server restarts its 
 cache but not its analyses). CPU time (``time.process_time``), with the machine's load
 printed beside. The issue's target (< 50 ms p99 once analysed) assumes issue 13's
 whole-deal analysis behind :class:`app.engine.review.Analysis`; today's adapter
-(:class:`~app.engine.review.SolverAnalysis`) searches, and keeps its answers per position.
+(:class:`~app.engine.review.DealAnalysisAdapter`) searches, and keeps its answers per position.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import time
 
 from app.engine import Game, GameCode, Rules
 from app.engine.line import Line
-from app.engine.review import Review, SolverAnalysis, children
+from app.engine.review import DealAnalysisAdapter, Review, children
 from app.engine.solver import solve
 
 ACTIONS = 60
@@ -68,7 +68,7 @@ def main() -> None:
         if line is None:
             continue
         lengths.append(len(line))
-        analysis = SolverAnalysis(code)
+        analysis = DealAnalysisAdapter(code)
         started = time.process_time()
         Review.build(code, line, analysis)
         cold.append(time.process_time() - started)

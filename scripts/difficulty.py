@@ -20,7 +20,7 @@ import sys
 import time
 
 from app.engine import Game, GameCode, Rules
-from app.engine.review import THRESHOLDS, WIN_BASE, SolverAnalysis, children, playout_share, rate
+from app.engine.review import THRESHOLDS, WIN_BASE, DealAnalysisAdapter, children, playout_share, rate
 
 FIELDS = (
     "code", "winnable", "playout_share", "fewest_draws", "winning_first", "first_actions", "rating",
@@ -30,7 +30,7 @@ FIELDS = (
 
 def inputs(code: GameCode, best: bool) -> dict[str, object]:
     started = time.process_time()
-    analysis = SolverAnalysis(code)
+    analysis = DealAnalysisAdapter(code)
     deal = Game(code)
     winnable = analysis.winnable(deal)
     share = playout_share(code) if winnable else 0.0

@@ -16,15 +16,11 @@ Everything the review needs from the solver is the :class:`Analysis` protocol: t
 questions about a position, ``winnable(game)`` and ``best_score(game)``. Actions that
 keep a win or a score, par and the difficulty are derived here from those two.
 
-The adapter (the one place to change when the solver changes)
---------------------------------------------------------------
-:class:`SolverAnalysis` answers the protocol with today's public solver
-(:mod:`app.engine.solver`): one :class:`~app.engine.solver.DealSolver` per deal, whose
-tables of proven-lost positions are shared by every question, and the answers kept per
-position. It is exact, but each question is a search. When the whole-deal analysis of
-issue 13 lands (every reachable position of a deal analysed once, then table lookups),
-replace the body of :func:`analysis_for` with an object that answers ``winnable`` and
-``best_score`` from it; nothing else here or in the web layer changes.
+The adapter
+-----------
+:class:`DealAnalysisAdapter` answers the protocol from the deal's whole-deal analysis
+(:mod:`app.engine.analysis`: every reachable position judged once, about 0.1 s of CPU a
+deal, kept in :data:`~app.engine.analysis.ANALYSES`), so every question is a lookup.
 """
 
 from __future__ import annotations
@@ -36,10 +32,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final, Protocol
 
+from app.engine.analysis import ANALYSES, DealAnalysis
 from app.engine.deal import GameCode, Rules
 from app.engine.game import Action, Game
 from app.engine.line import Line
-from app.engine.solver import DealSolver, solve
 
 WIN_BASE: Final = 772
 """The score of a win with no draw (500 - 28 removals + 3 peaks); each draw costs one."""
@@ -58,46 +54,26 @@ class Analysis(Protocol):
         ...
 
 
-# -- the adapter over today's solver ---------------------------------------------------------
+# -- the adapter over the whole-deal analysis ----------------------------------------------
 
 
-def _key(game: Game) -> tuple[int, int, int, bool]:
-    line = game.line
-    return game.removed_mask, game.drawn, game.waste.rank, not line or line[-1].is_draw
-
-
-class SolverAnalysis:
-    """:class:`Analysis` with today's solver, for one deal; answers kept per position."""
+class DealAnalysisAdapter:
+    """:class:`Analysis` for one deal, from its whole-deal analysis (table lookups)."""
 
     def __init__(self, code: GameCode) -> None:
         self.code = code
-        self.solver = DealSolver(code.deal(), code.rules)
-        self._winnable: dict[tuple[int, int, int, bool], bool] = {}
-        self._best: dict[tuple[int, int, int, bool], int | None] = {}
+        self.analysis: DealAnalysis = ANALYSES.get(code)
 
     def winnable(self, game: Game) -> bool:
-        if game.is_over:
-            return True
-        key = _key(game)
-        found = self._winnable.get(key)
-        if found is None:
-            line, _ = self.solver.find_win(*key)
-            found = self._winnable[key] = line is not None
-        return found
+        return self.analysis.of(game).winnable
 
     def best_score(self, game: Game) -> int | None:
-        key = _key(game)
-        if key not in self._best:
-            solution = solve(game, best=True, solver=self.solver)
-            self._best[key] = solution.score
-            self._winnable[key] = solution.winnable
-        return self._best[key]
+        return self.analysis.of(game).best_score
 
 
-@functools.lru_cache(maxsize=16)
 def analysis_for(code: GameCode) -> Analysis:
-    """The analysis of a deal (kept for the latest deals asked about)."""
-    return SolverAnalysis(code)
+    """The analysis of a deal (the analyses of recent deals are kept, bounded by memory)."""
+    return DealAnalysisAdapter(code)
 
 
 # -- difficulty ------------------------------------------------------------------------------

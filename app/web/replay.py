@@ -33,6 +33,7 @@ from app.store import GameStore
 from app.store.base import GameResult
 from app.web.deps import PagesDep
 from app.web.render import Pages, is_htmx
+from app.web.solving import analyses
 
 router = APIRouter(tags=["review"])
 
@@ -95,6 +96,7 @@ def read_link(code: str, line_text: str, step: str | None) -> tuple[Review, int]
         raise BadLink("bad_code", words.code_error(code)) from None
     try:
         line = Line.parse(line_text[: MAX_LINE_INPUT + 1])
+        analyses.get(parsed)  # the deal's analysis made in the worker, off this process's GIL
         found = review(parsed, line)
     except LineError as error:
         raise BadLink(

@@ -9,7 +9,7 @@ import pytest
 
 from app.engine import Game, GameCode, Rules
 from app.engine.line import MAX_ACTIONS, Line, LineError, LineProblem
-from app.engine.review import Difficulty, Review, SolverAnalysis, playout_share, rate
+from app.engine.review import DealAnalysisAdapter, Difficulty, Review, playout_share, rate
 from app.engine.solver import solve
 from tests.solver.solver_reference import brute_force_best, plain_search
 
@@ -107,7 +107,7 @@ def test_nothing_after_a_win() -> None:
 
 def test_a_winning_line_is_winnable_at_every_step() -> None:
     win = Line(solve(Game(CODE)).line)
-    review = Review.build(CODE, win, SolverAnalysis(CODE))
+    review = Review.build(CODE, win, DealAnalysisAdapter(CODE))
     assert review.won and all(step.winnable for step in review.steps)
     assert review.point_of_no_return is None
     assert [reference_winnable(step.game) for step in review.steps[::7]] == [True] * len(review.steps[::7])
@@ -125,7 +125,7 @@ def test_a_line_that_throws_the_win_away_marks_the_step_where_the_verdict_turns(
     # The reference search, independently: winnable before the step chosen in advance, lost after.
     assert reference_winnable(games[THROWN_AT - 1]) and not reference_winnable(games[THROWN_AT])
     assert reference_winnable(games[0])
-    review = Review.build(CODE, THROWN, SolverAnalysis(CODE))
+    review = Review.build(CODE, THROWN, DealAnalysisAdapter(CODE))
     point = review.point_of_no_return
     assert point is not None and point.step == THROWN_AT and point.action.is_draw
     assert [s.winnable for s in review.steps] == [i < THROWN_AT for i in range(len(review.steps))]
@@ -146,7 +146,7 @@ def test_random_lines_agree_with_the_reference_at_every_step(rules: Rules, numbe
         choices = [*game.playable_positions(), *([-1] if game.can_draw() else [])]
         pick = rng.choice(choices)
         game.draw() if pick == -1 else game.remove(pick)
-    review = Review.build(code, Line.of(game), SolverAnalysis(code))
+    review = Review.build(code, Line.of(game), DealAnalysisAdapter(code))
     for step in review.steps:
         assert step.winnable == reference_winnable(step.game), step.index
         if step.game.cards_left() <= 7 or step.game.stock_count <= 3:  # small enough to search exhaustively
