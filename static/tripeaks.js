@@ -129,7 +129,7 @@
       return;
     }
     if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(text + " " + url).then(function () { say(share.getAttribute("data-copied")); },
+      navigator.clipboard.writeText(url).then(function () { say(share.getAttribute("data-copied")); },
         function () { say(url); });
     } else {
       say(url);
