@@ -16,14 +16,13 @@ from app.engine import DRAW, Game, GameCode, Rules
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.states import (
     BROWSER_LOCALES,
-    card_name,
     CATALOGS,
     MID_CODE,
     STATES,
+    card_name,
     reach,
     run_axe,
     says,
-    settle,
 )
 from tests.support import blocked_by_drawing, won_deal
 
