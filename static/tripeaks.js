@@ -225,7 +225,14 @@
       $("main").classList.toggle("large-cards", on);
     }
   });
-  document.addEventListener("htmx:after:swap", function () { before = null; });
+  document.addEventListener("htmx:after:swap", function () {
+    // Whatever the swap took away, focus never stays lost on the page's body.
+    if (before && (!document.activeElement || document.activeElement === document.body)) {
+      var card = rove();
+      if (card || $("stock")) (card || $("stock")).focus();
+    }
+    before = null;
+  });
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", function () { rove(); });
   else rove();

@@ -96,8 +96,9 @@ def test_blocked_game(new_page) -> None:  # type: ignore[no-untyped-def]
     for count in range(22, -1, -1):
         page.click("#stock")
         expect(page.locator("#stock-count")).to_have_text(str(count))
-    expect(page.locator("#status")).to_have_text("No more possible moves")
+    expect(page.locator("#status")).to_contain_text("No more possible moves")
     expect(page.locator("#result")).to_be_visible()
+    expect(page.locator("#result h2")).to_have_text("No more possible moves")
     expect(page.locator("#undo")).to_be_enabled()
     screenshot(page, "blocked-desktop")
     page.click("#undo")
