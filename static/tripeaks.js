@@ -129,7 +129,7 @@
       return;
     }
     if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(text + " " + url).then(function () { say(share.getAttribute("data-copied")); },
+      navigator.clipboard.writeText(url).then(function () { say(share.getAttribute("data-copied")); },
         function () { say(url); });
     } else {
       say(url);
@@ -225,7 +225,14 @@
       $("main").classList.toggle("large-cards", on);
     }
   });
-  document.addEventListener("htmx:after:swap", function () { before = null; });
+  document.addEventListener("htmx:after:swap", function () {
+    // Whatever the swap took away, focus never stays lost on the page's body.
+    if (before && (!document.activeElement || document.activeElement === document.body)) {
+      var card = rove();
+      if (card || $("stock")) (card || $("stock")).focus();
+    }
+    before = null;
+  });
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", function () { rove(); });
   else rove();

@@ -44,6 +44,8 @@ GAME_PAGE: Final = "game.html"
 ACTION_BLOCKS: Final = ("table", "score", "moves", "run_clock", "undo", "hint", "result", "status", "words")
 MAX_CODE_INPUT: Final = 500
 _LINK_IN_TEXT: Final = re.compile(r"https?://\S+", re.IGNORECASE)
+_TRAILING: Final = ".,;:!?)]}>\"'\u00bb\u201d\u2019"
+"""Punctuation that ends a sentence around a pasted link, not the link."""
 
 
 def error_help_on(request: Request) -> bool:
@@ -67,7 +69,7 @@ def read_code(text: str) -> GameCode:
         found = {
             code
             for link in _LINK_IN_TEXT.findall(text)
-            if (code := _code_of_link(link.rstrip(".,;:!?)]}>\"'»”’"))) is not None
+            if (code := _code_of_link(link.rstrip(_TRAILING))) is not None
         }
         if len(found) == 1:
             return found.pop()
@@ -280,7 +282,11 @@ def new_game(
         stored = store.create(Game(dealt), player)
     response = show_new_game(request, pages, store, player, stored, left=left)
     response.set_cookie(
-        WINNABLE_ONLY_COOKIE, "1" if winnable_only else "0", max_age=SETTING_MAX_AGE, samesite="lax", httponly=True
+        WINNABLE_ONLY_COOKIE,
+        "1" if winnable_only else "0",
+        max_age=SETTING_MAX_AGE,
+        samesite="lax",
+        httponly=True,
     )
     return response
 
@@ -299,7 +305,9 @@ def show_new_game(
     page offers a way back to it (New game and Restart ask nothing, and lose nothing)."""
     if not is_htmx(request):
         return RedirectResponse(page_url(stored.game), status_code=303)
-    in_progress = left is not None and left.id != stored.id and left.game.moves > 0 and not left.game.is_over
+    in_progress = (
+        left is not None and left.id != stored.id and left.game.moves > 0 and not left.game.is_over
+    )
     # The game swaps in whole; the New game window's form comes back fresh (out of band).
     return pages.blocks(
         GAME_PAGE,

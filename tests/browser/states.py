@@ -57,6 +57,17 @@ def says(lang: str, msgid: str, **values: object) -> str:
     return text % values if values else text
 
 
+def card_name(lang: str, c) -> str:  # type: ignore[no-untyped-def]
+    """A card in words as the catalog writes it: its rank and suit words, in its card format."""
+    with (CATALOGS / lang / "LC_MESSAGES" / "messages.po").open("rb") as file:
+        messages = {(m.context, m.id): m.string or m.id for m in read_po(file, locale=lang) if m.id}
+    ranks = {1: ("rank", "ace"), 11: ("rank", "jack"), 12: ("rank", "queen"), 13: ("rank", "king")}
+    rank = messages[ranks[c.rank]] if c.rank in ranks else str(c.rank)
+    suit = messages[("suit", {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}[c.suit.letter])]
+    return str(messages[("card", "%(rank)s of %(suit)s")]) % {"rank": rank, "suit": suit}
+
+
+
 def game_id(page: Page) -> str:
     found = page.locator("#game").get_attribute("data-game-id")
     assert found

@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 from app.engine import Game, GameCode
 from app.i18n import get_locale
 from tests.browser.conftest import DESKTOP, PHONE, screenshot
+from tests.browser.states import card_name, says
 
 CODE = "TP1-E-AAAAAAB"
 AXE = next((Path(__file__).parent / "vendor").glob("axe-*.min.js"))
@@ -54,14 +55,14 @@ def test_play_a_few_moves_in_hebrew(new_page) -> None:  # type: ignore[no-untype
     card(page, position).click()
     game.remove(position)
     expect(page.locator("#moves")).to_have_text("1")
-    expect(page.locator("#status")).to_have_text(f"{he.card_words(game.waste)} לערימת ההשלכה.")
+    expect(page.locator("#status")).to_have_text(f"{he.card_words(game.waste)} לערימת ההשלכה. ניקוד {game.score}.")
     expect(page.locator("#waste")).to_have_attribute(
         "aria-label", f"ערימת השלכה: {he.card_words(game.waste)}"
     )
     page.click("#stock")
     game.draw()
     expect(page.locator("#stock-count")).to_have_text("22")
-    expect(page.locator("#status")).to_have_text(f"משכת {he.card_words(game.waste)}.")
+    expect(page.locator("#status")).to_have_text(f"משכת {he.card_words(game.waste)}. ניקוד {game.score}.")
     expect(page.locator("#stock")).to_have_attribute("aria-label", "קופת משיכה: 22 קלפים. משיכת קלף")
     page.click("#undo")
     expect(page.locator("#stock-count")).to_have_text("23")
@@ -74,7 +75,7 @@ def test_play_a_few_moves_in_hebrew(new_page) -> None:  # type: ignore[no-untype
     assert centre_x(page, '#table [data-position="0"]') > centre_x(page, '#table [data-position="2"]')
     assert centre_x(page, "#stock") > centre_x(page, "#waste")
     # ... and the brand sits at the right end of the top bar, the language picker at the left.
-    assert centre_x(page, ".brand") > centre_x(page, ".language-picker")
+    assert centre_x(page, ".brand") > centre_x(page, ".language-menu")
     # ... but card faces do not: the rank stays in the top left corner, written left to right.
     face = page.locator("#waste .card")
     assert face.evaluate("el => getComputedStyle(el, '::before').direction") == "ltr"
@@ -86,7 +87,6 @@ def test_play_a_few_moves_in_hebrew(new_page) -> None:  # type: ignore[no-untype
 
 def test_a_screenshot_in_each_language(new_page) -> None:  # type: ignore[no-untyped-def]
     for lang, browser_locale in BROWSER_LOCALES.items():
-        words = get_locale(lang)
         for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
             page = new_page(viewport=viewport, locale=browser_locale)
             page.goto(f"/g/{CODE}")
@@ -96,7 +96,7 @@ def test_a_screenshot_in_each_language(new_page) -> None:  # type: ignore[no-unt
             drawn = Game.from_code(CODE)
             drawn.draw()
             expect(page.locator("#waste")).to_have_attribute(
-                "aria-label", words.gettext("Waste: %(card)s") % {"card": words.card_words(drawn.waste)}
+                "aria-label", says(lang, "Waste: %(card)s", card=card_name(lang, drawn.waste))
             )
             # Nothing sticks out sideways, in either direction.
             assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
@@ -111,7 +111,7 @@ def test_a_screenshot_in_each_language(new_page) -> None:  # type: ignore[no-unt
                 assert violations == [], (lang, violations)
             page.click("#new-game-button")
             expect(page.locator("#new-game")).to_be_visible()
-            expect(page.locator("#new-game-title")).to_have_text(words.gettext("New game"))
+            expect(page.locator("#new-game-title")).to_have_text(says(lang, "New game"))
             dialog = box(page, "#new-game")
             assert dialog["x"] >= 0 and dialog["x"] + dialog["width"] <= viewport["width"], (lang, name)
             screenshot(page, f"lang-{lang}-new-game-{name}")
@@ -123,11 +123,13 @@ def test_the_picker_switches_language_and_remembers_it(new_page) -> None:  # typ
     page.goto(f"/g/{CODE}")
     expect(page.locator("html")).to_have_attribute("lang", "en")
     expect(page.locator('.lang-choice[value="en"]')).to_have_attribute("aria-current", "true")
+    expect(page.locator(".lang-choice").first).to_be_hidden()  # the languages sit behind one button
     # A new deal through htmx pushes its URL; switching language stays on that deal.
     page.click("#new-game-button")
     page.fill("#code-input", "TP1-C-AAAAAAC")
     page.click("#deal")
     expect(page).to_have_url(re.compile(r"/g/TP1-C-AAAAAAC$"))
+    page.click(".lang-current")
     page.click('.lang-choice[value="uk"]')
     expect(page.locator("html")).to_have_attribute("lang", "uk")
     expect(page).to_have_url(re.compile(r"/g/TP1-C-AAAAAAC$"))
@@ -135,6 +137,7 @@ def test_the_picker_switches_language_and_remembers_it(new_page) -> None:  # typ
     expect(page.locator(".rules-tag")).to_have_text("Класичний")
     page.reload()
     expect(page.locator("html")).to_have_attribute("lang", "uk")
+    page.click(".lang-current")
     page.click('.lang-choice[value="he"]')
     expect(page.locator("html")).to_have_attribute("dir", "rtl")
     expect(page.locator('.lang-choice[value="he"]')).to_have_attribute("aria-current", "true")
@@ -145,6 +148,7 @@ def test_the_picker_switches_language_and_remembers_it(new_page) -> None:  # typ
 def test_the_picker_works_without_javascript(new_page) -> None:  # type: ignore[no-untyped-def]
     page = new_page(java_script_enabled=False, locale="en-GB")
     page.goto(f"/g/{CODE}")
+    page.click(".lang-current")
     page.click('.lang-choice[value="th"]')
     expect(page.locator("html")).to_have_attribute("lang", "th")
     expect(page).to_have_url(re.compile(rf"/g/{CODE}$"))

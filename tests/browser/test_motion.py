@@ -1,0 +1,108 @@
+"""Cards travel: View Transitions move a removed card to the waste, a drawn card from the stock,
+and nothing moves when the player asks for reduced motion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+from app.engine import Game
+from tests.browser.states import MID_CODE, settle
+
+CODE = "TP1-E-AAAAAAJ"
+
+MIDWAY = """async (name) => {
+  const pseudo = `::view-transition-group(${name})`;
+  let group;
+  for (let i = 0; i < 400 && !group; i++) {
+    group = document.getAnimations().find(a => a.effect && a.effect.pseudoElement === pseudo);
+    if (!group) await new Promise(r => requestAnimationFrame(r));
+  }
+  if (!group) return null;
+  const all = document.getAnimations().filter(a => a.effect && (a.effect.pseudoElement || '').startsWith('::view-transition'));
+  const duration = group.effect.getComputedTiming().duration;
+  // A quarter of the time in: the flight eases out, so the card is about halfway along.
+  for (const a of all) { a.pause(); a.currentTime = duration / 4; }
+  const style = getComputedStyle(document.documentElement, pseudo);
+  const m = new DOMMatrix(style.transform);
+  const box = [m.e, m.f, parseFloat(style.width), parseFloat(style.height)];
+  for (const a of all) a.finish();
+  return box;
+}"""
+"""The box of a view-transition group halfway through its animation: [x, y, width, height]."""
+
+
+def centre(box: Any) -> tuple[float, float]:
+    if isinstance(box, dict):
+        return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    return box[0] + box[2] / 2, box[1] + box[3] / 2
+
+
+def between(a: float, middle: float, b: float) -> bool:
+    low, high = min(a, b), max(a, b)
+    return low + 0.1 * (high - low) < middle < high - 0.1 * (high - low)
+
+
+def fresh(page: Page, code: str) -> Game:
+    page.goto(f"/g/{code}")
+    if page.locator("#moves").inner_text() != "0":
+        page.click("#restart")
+        expect(page.locator("#moves")).to_have_text("0")
+    settle(page)
+    return Game.from_code(code)
+
+
+def test_a_removed_card_flies_to_the_waste_and_a_drawn_card_from_the_stock(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page()
+    game = fresh(page, CODE)
+    position = next(p for p in game.playable_positions() if p in (18, 19, 20, 25, 26, 27))
+    moving = game.deal.tableau[position]
+    place = centre(page.locator(f"#card-{position}").bounding_box())
+    waste = centre(page.locator("#waste").bounding_box())
+    page.locator(f"#card-{position}").click()
+    middle = page.evaluate(MIDWAY, f"c-{moving.text()}")
+    assert middle is not None, "no view transition for the removed card"
+    x, y = centre(middle)
+    assert between(place[0], x, waste[0]) and between(place[1], y, waste[1]), (place, (x, y), waste)
+    expect(page.locator("#moves")).to_have_text("1")
+    settle(page)
+    # A draw: the stock's top card (named by the stock's count) flies to the waste.
+    stock = centre(page.locator("#stock").bounding_box())
+    page.click("#stock")
+    middle = page.evaluate(MIDWAY, "s-23")
+    assert middle is not None, "no view transition for the drawn card"
+    x, _ = centre(middle)
+    assert between(stock[0], x, waste[0]), (stock, x, waste)
+    expect(page.locator("#moves")).to_have_text("2")
+    # Undo flies the card back: from the waste toward the stock.
+    settle(page)
+    page.click("#undo")
+    middle = page.evaluate(MIDWAY, "s-23")
+    assert middle is not None, "no view transition for the undone draw"
+    x, _ = centre(middle)
+    assert between(waste[0], x, stock[0])
+    expect(page.locator("#stock-count")).to_have_text("23")
+    # The waste card does not fade in when the page loads.
+    page.reload()
+    assert page.locator("#waste .card").evaluate("e => getComputedStyle(e).animationName") == "none"
+
+
+def test_nothing_moves_under_reduced_motion(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page(reduced_motion="reduce")
+    game = fresh(page, MID_CODE)
+    page.evaluate(
+        """() => { window.moved = [];
+          const look = () => { for (const a of document.getAnimations()) window.moved.push(String(a.effect && (a.effect.pseudoElement || a.animationName || a.id)));
+                               requestAnimationFrame(look); };
+          look(); }"""
+    )
+    page.locator(f"#card-{game.playable_positions()[0]}").click()
+    expect(page.locator("#moves")).to_have_text("1")
+    page.click("#stock")
+    expect(page.locator("#moves")).to_have_text("2")
+    page.click("#undo")
+    expect(page.locator("#stock-count")).to_have_text("23")
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.moved") == []
+    assert page.evaluate("document.activeViewTransition ?? null") is None
