@@ -282,7 +282,7 @@ def test_tripeaks_workers_runs_that_many_server_processes(
 ) -> None:
     container = start(podman, image, containers, volume, env={"TRIPEAKS_WORKERS": "2"})
     processes = container.exec("sh", "-c", "cat /proc/[0-9]*/cmdline | tr '\\0' ' '; echo")
-    assert processes.count("spawn_main") == 2, processes  # uvicorn's worker processes
+    assert processes.count("--multiprocessing-fork") == 2, processes  # uvicorn's worker processes
     with httpx.Client(timeout=10) as client:
         for _ in range(4):
             assert client.post(f"{container.url}/api/games", json={}).status_code == 201
