@@ -179,13 +179,16 @@ def test_the_readme_commands_work_on_a_fresh_debian_as_root_without_sudo(tmp_pat
                     process.kill()
                     process.wait()
         text = output.read_text(errors="replace")
-        logs = root / "root/logs"
+        logs = tmp_path / "logs"  # kept after the root is removed (pytest keeps tmp_path)
+        if (root / "root/logs").is_dir():
+            shutil.copytree(root / "root/logs", logs)
 
         def log(name: str) -> str:
             path = logs / f"{name}.log"
             return path.read_text(errors="replace") if path.exists() else f"(no {name}.log)"
 
         done = steps(text)
+        print(f"fresh machine: steps {done}; logs in {logs}")
         assert done.get("nosudo", 0) != 0, log("nosudo")
         assert "needs root" in log("nosudo") and "apt-get install" in log("nosudo"), log("nosudo")
         assert done.get("halfvenv", 0) != 0 and "halfvenv-left" in done, text + log("halfvenv")
