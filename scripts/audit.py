@@ -77,7 +77,7 @@ def main() -> int:
         for dependency in skipped[:3]:
             print(f"  {dependency['skip_reason']}")
         print("The vulnerability service cannot be reached from this machine or does not know these")
-        print("versions (a mirror of PyPI): run `make audit` where pypi.org answers to audit them.")
+        print("versions (a mirror of PyPI): run `make audit` where PyPI's JSON API answers to audit them.")
         print(BANNER)
         return not_done(f"{len(skipped)} of {len(dependencies)} pinned packages were not checked", required)
     print(f"dependency audit: {len(dependencies)} pinned packages checked, no known vulnerabilities")

@@ -26,7 +26,22 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("TRIPEAKS_DEPLOY_CACHE", "/var/tmp/tripeaks-deploy-cache"))
-MIRROR = os.environ.get("TRIPEAKS_DEBIAN_MIRROR", "http://deb.debian.org/debian")
+def _host_mirror() -> str:
+    """The Debian mirror this machine's apt uses (its first ``URIs:`` or ``deb`` line)."""
+    for path in (Path("/etc/apt/sources.list.d/debian.sources"), Path("/etc/apt/sources.list")):
+        try:
+            for line in path.read_text().splitlines():
+                words = line.split()
+                if words[:1] == ["URIs:"] and len(words) > 1:
+                    return words[1]
+                if words[:1] == ["deb"] and len(words) > 2:
+                    return next(w for w in words[1:] if "://" in w)
+        except (OSError, StopIteration):
+            continue
+    return ""
+
+
+MIRROR = os.environ.get("TRIPEAKS_DEBIAN_MIRROR") or _host_mirror()
 INSIDE = "TRIPEAKS_INSIDE_FRESH_MACHINE"
 """Set in the fresh-machine test's inner run: the deploy tests skip there (no recursion)."""
 
@@ -79,6 +94,8 @@ def debian_root(packages: Sequence[str]) -> Path:
         pytest.skip("debootstrap needs root")
     if shutil.which("debootstrap") is None:
         pytest.skip("debootstrap is not installed (apt-get install debootstrap; .ci/run does)")
+    if not MIRROR:
+        pytest.skip("no Debian mirror in this machine's apt sources: set TRIPEAKS_DEBIAN_MIRROR")
     suite = debian_suite()
     key = hashlib.sha256(" ".join([suite, MIRROR, *sorted(packages)]).encode()).hexdigest()[:12]
     tarball = CACHE / f"debian-{suite}-{key}.tar"
