@@ -16,7 +16,6 @@ from app.engine import DRAW, Game, GameCode, Rules
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.states import (
     BROWSER_LOCALES,
-    CATALOGS,
     MID_CODE,
     STATES,
     card_name,
@@ -386,15 +385,12 @@ def test_the_board_in_words_says_what_can_be_played(new_page) -> None:  # type: 
 
 
 def won_words(lang: str, game: Game) -> str:
-    from babel.messages.pofile import read_po
-    from babel.plural import to_python
+    """The win's words as the catalog spells them, in the catalog's own plural form."""
+    from tests.i18n.po import po_plural
 
-    with (CATALOGS / lang / "LC_MESSAGES" / "messages.po").open("rb") as file:
-        catalog = read_po(file, locale=lang)
-    message = catalog.get("You won! Final score %(score)s in %(count)s move.")
-    assert message is not None
-    forms = message.string if any(message.string) else message.id
-    index = to_python(catalog.plural_expr)(game.moves) if lang != "en" else (0 if game.moves == 1 else 1)
-    return str(forms[index]) % {"score": game.score, "count": game.moves}
+    return po_plural(lang, "You won! Final score %(score)s in %(count)s move.", game.moves) % {
+        "score": game.score,
+        "count": game.moves,
+    }
 
 
