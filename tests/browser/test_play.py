@@ -39,7 +39,8 @@ def test_win_a_game_by_clicks(new_page) -> None:  # type: ignore[no-untyped-def]
     expect(page.locator("#score")).to_have_text(str(final.score))
     expect(page.locator("#undo")).to_be_disabled()
     expect(page.locator("#announcement")).to_have_text("You are the first to win this deal!")
-    expect(page.locator("#deal-record")).to_have_text(f"Record: {final.score} by you")
+    expect(page.locator("#deal-record")).to_have_text(f"Record: {final.score} by you — watch")
+    expect(page.locator("#deal-record a")).to_have_attribute("href", re.compile(r"^/replay/"))
     assert page.url.endswith(f"/g/{code.text()}")  # no page load happened along the way
     screenshot(page, "won-desktop")
     assert page.js_errors == []
