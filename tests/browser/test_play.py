@@ -38,8 +38,13 @@ def test_win_a_game_by_clicks(new_page) -> None:  # type: ignore[no-untyped-def]
     final.replay(line)
     expect(page.locator("#score")).to_have_text(str(final.score))
     expect(page.locator("#undo")).to_be_disabled()
-    expect(page.locator("#announcement")).to_have_text("You are the first to win this deal!")
-    expect(page.locator("#deal-record")).to_have_text(f"Record: {final.score} by you — watch")
+    # The live server is shared by the session's browser tests, and others win this deal too:
+    # the first win's words and the record are this player's only when no test won it before.
+    # (The first-winner announcement itself is tested on a server of its own: tests/web/test_records.py.)
+    if page.locator("#announcement", has_text="You are the first to win this deal!").count():
+        expect(page.locator("#deal-record")).to_have_text(f"Record: {final.score} by you — watch")
+    else:
+        expect(page.locator("#deal-record")).to_contain_text("— watch")
     expect(page.locator("#deal-record a")).to_have_attribute("href", re.compile(r"^/replay/"))
     assert page.url.endswith(f"/g/{code.text()}")  # no page load happened along the way
     screenshot(page, "won-desktop")
