@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from app.engine import Card, CodeError, Game, RefusedAction
+from app.engine import Card, CodeError, Game, RefusedAction, UnsolvedVariant
 
 
 def _deal(args: argparse.Namespace) -> int:
@@ -190,7 +190,7 @@ def _solve(args: argparse.Namespace) -> int:
     for number, action in enumerate(solution.line, start=1):
         if action.position is None:
             replay.play(action)
-            print(f"{number:>3}. draw: {replay.waste.words()}")
+            print(f"{number:>3}. draw: {replay.waste.words() if replay.waste else '-'}")
         else:
             card = replay.deal.tableau[action.position]
             replay.play(action)
@@ -288,7 +288,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         result: int = args.run(args)
-    except CodeError as error:
+    except (CodeError, UnsolvedVariant) as error:
         print(f"tripeaks: {error}", file=sys.stderr)
         return 2
     except ValueError as error:  # a bad TRIPEAKS_* setting (pydantic's ValidationError is one)

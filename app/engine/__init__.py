@@ -1,7 +1,15 @@
 """The TriPeaks engine: pure rules, no I/O and no web imports."""
 
-from app.engine.cards import DECK, Card, CardError, Suit
-from app.engine.deal import DEAL_COUNT, CodeError, Deal, GameCode, Rules, shuffle_tp1
+from app.engine.cards import DECK, JOKER, Card, CardError, Suit
+from app.engine.deal import (
+    DEAL_COUNT,
+    CodeError,
+    Deal,
+    GameCode,
+    Rules,
+    UnsolvedVariant,
+    shuffle_tp1,
+)
 from app.engine.game import (
     DRAW,
     UNDO_LIMIT,
@@ -15,11 +23,14 @@ from app.engine.game import (
     describe_board,
     ranks_adjacent,
 )
+from app.engine.variants import STANDARD, Variant, VariantError, Variants
 
 __all__ = [
     "DEAL_COUNT",
     "DECK",
     "DRAW",
+    "JOKER",
+    "STANDARD",
     "UNDO_LIMIT",
     "Action",
     "Card",
@@ -35,6 +46,10 @@ __all__ = [
     "StateError",
     "Status",
     "Suit",
+    "UnsolvedVariant",
+    "Variant",
+    "VariantError",
+    "Variants",
     "describe_board",
     "ranks_adjacent",
     "shuffle_tp1",

@@ -39,7 +39,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules
+from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules, dealt_waste, rank_of, require_solvable
 from app.engine.game import Action, Game, ranks_adjacent
 from app.engine.layout import ALL_POSITIONS_MASK, PEAK_MASKS, POSITION_COUNT, exposed_mask
 
@@ -153,7 +153,7 @@ def _grouped_max(
 
 def _cards(deal: Deal) -> tuple[IntArray, IntArray]:
     ranks = np.array([card.rank for card in deal.tableau], dtype=np.intp)
-    waste_after = np.array([deal.waste.rank, *(c.rank for c in deal.stock)], dtype=np.intp)
+    waste_after = np.array([dealt_waste(deal).rank, *(c.rank for c in deal.stock)], dtype=np.intp)
     return ranks, waste_after
 
 
@@ -393,7 +393,7 @@ class DealAnalysis:
             raise ValueError(f"this analysis is of {self.code.text()}, not {game.code_text()}")
         if game.is_over:
             return PositionVerdict(True, game.score, None)
-        return self.verdict(game.removed_mask, game.drawn, game.waste.rank)
+        return self.verdict(game.removed_mask, game.drawn, rank_of(game.waste))
 
     def start(self) -> PositionVerdict:
         """The verdict on the deal as dealt."""
@@ -421,13 +421,14 @@ def fitting_masks(deal: Deal, rules: Rules) -> tuple[int, ...]:
 def analyse(code: GameCode, *, scores: bool = True) -> DealAnalysis:
     """Analyse the deal named by ``code`` under its rules: whether each position can be won
     (about 10 ms of CPU), and with ``scores`` its best score (about 0.1 s more)."""
+    require_solvable(code)
     deal = code.deal()
     return DealAnalysis(
         code=code,
         win_limit=win_limits(deal, code.rules),
         best_after_draw=best_after_draws(deal, code.rules) if scores else None,
         ranks=tuple(card.rank for card in deal.tableau),
-        waste_after=(deal.waste.rank, *(card.rank for card in deal.stock)),
+        waste_after=(dealt_waste(deal).rank, *(card.rank for card in deal.stock)),
         fits=fitting_masks(deal, code.rules),
     )
 

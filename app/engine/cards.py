@@ -1,9 +1,10 @@
-"""Cards: ranks, suits and the 52-card deck (SPEC section 1).
+"""Cards: ranks, suits and the 52-card deck (SPEC section 1), and the joker variant's wild card.
 
 A card parses and formats its text form (``Card.from_text("10H")`` /
 ``card.text()``) and names itself in words (``card.words()`` ->
 ``"10 of hearts"``). The 52 cards are made once; ``Card.from_text`` and
-``Card.from_index`` return those same objects.
+``Card.from_index`` return those same objects. The joker (``JOKER``, text ``JK``, words
+``joker``, index 52) has rank 0 and no suit; only a joker deal (``docs/variants.md``) holds it.
 """
 
 from __future__ import annotations
@@ -71,15 +72,20 @@ RANK_WORDS: Final = (
 
 @dataclass(frozen=True, slots=True)
 class Card:
-    """A playing card: ``rank`` 1 (ace) to 13 (king) and a ``suit``."""
+    """A playing card: ``rank`` 1 (ace) to 13 (king) and a ``suit``; or the joker (rank 0, no suit)."""
 
     rank: int
-    suit: Suit
+    suit: Suit | None
     _index: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Worked out once: pages look cards up by it (card names, the table's cached HTML).
-        object.__setattr__(self, "_index", _SUIT_ORDER.index(self.suit) * 13 + self.rank - 1)
+        index = 52 if self.suit is None else _SUIT_ORDER.index(self.suit) * 13 + self.rank - 1
+        object.__setattr__(self, "_index", index)
+
+    @property
+    def is_joker(self) -> bool:
+        return self.suit is None
 
     @property
     def index(self) -> int:
@@ -88,23 +94,23 @@ class Card:
 
     @property
     def is_red(self) -> bool:
-        return self.suit.is_red
+        return self.suit is not None and self.suit.is_red
 
     @property
     def rank_text(self) -> str:
-        return RANK_TEXTS[self.rank - 1]
+        return "JK" if self.suit is None else RANK_TEXTS[self.rank - 1]
 
     def text(self) -> str:
-        """SPEC's text form: rank then suit letter, ``AS``, ``10H``."""
-        return RANK_TEXTS[self.rank - 1] + self.suit.letter
+        """SPEC's text form: rank then suit letter, ``AS``, ``10H``; the joker is ``JK``."""
+        return "JK" if self.suit is None else RANK_TEXTS[self.rank - 1] + self.suit.letter
 
     def symbol_text(self) -> str:
-        """Rank and suit symbol, for people: ``10♥``."""
-        return RANK_TEXTS[self.rank - 1] + self.suit.symbol
+        """Rank and suit symbol, for people: ``10♥``; the joker is ``JK``."""
+        return "JK" if self.suit is None else RANK_TEXTS[self.rank - 1] + self.suit.symbol
 
     def words(self) -> str:
-        """The card in English words: ``ace of clubs``, ``7 of spades``."""
-        return f"{RANK_WORDS[self.rank - 1]} of {self.suit.word}"
+        """The card in English words: ``ace of clubs``, ``7 of spades``, ``joker``."""
+        return "joker" if self.suit is None else f"{RANK_WORDS[self.rank - 1]} of {self.suit.word}"
 
     def __str__(self) -> str:
         return self.text()
@@ -114,19 +120,22 @@ class Card:
 
     @classmethod
     def from_index(cls, index: int) -> Card:
+        """The card of a deck index: 0-51 the ordered deck, 52 the joker."""
+        if index == 52:
+            return JOKER
         if not 0 <= index < 52:
-            raise CardError(f"card index {index!r} is not 0 to 51")
+            raise CardError(f"card index {index!r} is not 0 to 52")
         return DECK[index]
 
     @classmethod
     def from_text(cls, text: str) -> Card:
-        """Parse ``AS``, ``10h``, `` kd `` (case and surrounding spaces ignored)."""
+        """Parse ``AS``, ``10h``, `` kd ``, ``JK`` (case and surrounding spaces ignored)."""
         card = _BY_TEXT.get(text.strip().upper()) if isinstance(text, str) else None
         if card is None:
             shown = text[:20] if isinstance(text, str) else text
             raise CardError(
                 f"{shown!r} is not a card: expected a rank (A, 2-10, J, Q, K) "
-                "then a suit letter (C, D, H, S), like AS or 10H"
+                "then a suit letter (C, D, H, S), like AS or 10H, or JK for the joker"
             )
         return card
 
@@ -136,4 +145,7 @@ DECK: Final[tuple[Card, ...]] = tuple(
 )
 """The 52 cards in deck order (``DECK[card.index] is card``)."""
 
-_BY_TEXT: Final = {card.text(): card for card in DECK}
+JOKER: Final = Card(0, None)
+"""The joker variant's wild card: rank 0, no suit, text ``JK``, deck index 52."""
+
+_BY_TEXT: Final = {card.text(): card for card in (*DECK, JOKER)}

@@ -6,6 +6,10 @@ one fixed shuffle, defined in ``docs/deals.md`` and implemented by
 Fisher-Yates shuffle of the ordered deck, with rejection sampling so every
 permutation step is exactly uniform. It uses only 64-bit integer arithmetic,
 so it deals the same cards on every machine and Python version.
+
+Variant letters (``docs/variants.md``) may follow the rules letter: ``TP1-EOJ-AAAAAAB``.
+Only the joker (``J``, a 53-card deck) and the empty waste (``W``, the waste card stays in
+the stock) change what is dealt; the standard codes deal exactly as before.
 """
 
 from __future__ import annotations
@@ -18,13 +22,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final
 
-from app.engine.cards import DECK, Card
+from app.engine.cards import DECK, JOKER, Card
+from app.engine.variants import STANDARD, VariantError, Variants
 
 DEAL_COUNT: Final = 26**7
 """Deal numbers run from 0 to ``DEAL_COUNT - 1`` (seven base-26 letters)."""
 
 TABLEAU_SIZE: Final = 28
 STOCK_SIZE: Final = 23
+"""The standard stock; the joker and the empty waste each add one card (:attr:`Deal.stock_size`)."""
 _MASK64: Final = (1 << 64) - 1
 
 
@@ -60,11 +66,33 @@ class Rules(enum.Enum):
 
 
 _RULE_LETTERS: Final = {"E": Rules.EASY, "C": Rules.CLASSIC, "N": Rules.EASY}
-_CODE: Final = r"TP1-([ECN])-([A-Z]{7})"
+_CODE: Final = r"TP1-([ECN])([A-Z]{0,8})-([A-Z]{7})"
 _WHOLE_CODE: Final = re.compile(_CODE)
 _CODE_IN_LINK: Final = re.compile(r"(?:^|[/=?#&])" + _CODE + r"(?=$|[/?#&])")
 _LINK: Final = re.compile(r"(?:https?://)?[^\s/]*(?:/[^\s]*)?")
 EXPECTED_FORM: Final = "TP1-E-AAAAAAB (TP1, E for easy or C for classic, then seven letters A-Z)"
+
+
+class UnsolvedVariant(ValueError):
+    """A game code with variants that the solver does not judge yet (issue 17 is open)."""
+
+
+def require_solvable(code: GameCode) -> None:
+    """Refuse a code with variants: the solver and the analysis know the standard game only."""
+    if code.variants:
+        raise UnsolvedVariant(f"{code.text()}: the solver does not judge variants yet")
+
+
+def dealt_waste(deal: Deal) -> Card:
+    """The waste card the deal turns face up; refuses the empty-waste variant, which has none."""
+    if deal.waste is None:
+        raise UnsolvedVariant("an empty-waste deal has no waste card until the first action")
+    return deal.waste
+
+
+def rank_of(card: Card | None) -> int:
+    """A waste card's rank, 0 for an empty waste (in the rules, every card fits both)."""
+    return 0 if card is None else card.rank
 
 
 def _quote(text: str) -> str:
@@ -74,10 +102,11 @@ def _quote(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class GameCode:
-    """A deal under a rule set: ``GameCode.parse("TP1-E-AAAAAAB")``, ``str(code)``."""
+    """A deal under a rule set and variants: ``GameCode.parse("TP1-E-AAAAAAB")``, ``str(code)``."""
 
     rules: Rules
     number: int
+    variants: Variants = STANDARD
     _text: str = field(init=False, repr=False, compare=False)
     """The canonical code, worked out once (every save and every page writes it)."""
 
@@ -88,16 +117,25 @@ class GameCode:
         for _ in range(7):
             n, digit = divmod(n, 26)
             out.append(chr(65 + digit))
-        object.__setattr__(self, "_text", f"TP1-{self.rules.letter}-{''.join(reversed(out))}")
+        if not isinstance(self.variants, Variants):
+            raise CodeError(f"variants {self.variants!r} are not a Variants value")
+        rules_part = self.rules.letter + self.variants.letters
+        object.__setattr__(self, "_text", f"TP1-{rules_part}-{''.join(reversed(out))}")
 
     @property
     def letters(self) -> str:
         """The deal number as seven letters, most significant first."""
-        return self._text[6:]
+        return self._text[-7:]
 
     def text(self) -> str:
-        """The canonical code: ``TP1-E-AAAAAAB`` (legacy ``N`` is written ``E``)."""
+        """The canonical code: ``TP1-E-AAAAAAB``, variant letters in order (``TP1-EOJ-…``);
+        legacy ``N`` is written ``E``."""
         return self._text
+
+    @property
+    def standard(self) -> GameCode:
+        """The same deal number and rules with no variant."""
+        return self if not self.variants else GameCode(self.rules, self.number)
 
     def __str__(self) -> str:
         return self.text()
@@ -106,7 +144,7 @@ class GameCode:
         return f"GameCode.parse({self.text()!r})"
 
     def deal(self) -> Deal:
-        return _cached_deal(self.number)
+        return _cached_deal(self.number, self.variants.joker, self.variants.empty_waste)
 
     @classmethod
     def parse(cls, text: str) -> GameCode:
@@ -126,18 +164,24 @@ class GameCode:
             if match is None and _LINK.fullmatch(stripped) and "/" in stripped:
                 found = _CODE_IN_LINK.findall(upper)
                 if len(set(found)) == 1:
-                    match = _WHOLE_CODE.fullmatch(f"TP1-{found[0][0]}-{found[0][1]}")
+                    match = _WHOLE_CODE.fullmatch("TP1-{}{}-{}".format(*found[0]))
         if match is None:
             raise CodeError(f"{_quote(stripped)} is not a game code: expected {EXPECTED_FORM}")
+        try:
+            variants = Variants.parse(match.group(2))
+        except VariantError as error:
+            raise CodeError(
+                f"{_quote(stripped)} is not a game code: {error} (expected {EXPECTED_FORM})"
+            ) from None
         number = 0
-        for letter in match.group(2):
+        for letter in match.group(3):
             number = number * 26 + ord(letter) - 65
-        return cls(_RULE_LETTERS[match.group(1)], number)
+        return cls(_RULE_LETTERS[match.group(1)], number, variants)
 
     @classmethod
-    def random(cls, rules: Rules = Rules.EASY) -> GameCode:
+    def random(cls, rules: Rules = Rules.EASY, variants: Variants = STANDARD) -> GameCode:
         """A deal chosen uniformly at random (from the operating system's randomness)."""
-        return cls(rules, secrets.randbelow(DEAL_COUNT))
+        return cls(rules, secrets.randbelow(DEAL_COUNT), variants)
 
     @classmethod
     def daily(cls, day: _dt.date, rules: Rules = Rules.EASY) -> GameCode:
@@ -152,19 +196,21 @@ def _mix64(z: int) -> int:
     return z ^ (z >> 31)
 
 
-def shuffle_tp1(number: int) -> tuple[Card, ...]:
-    """The ``TP1`` shuffle of deal ``number``: the 52 cards in dealing order.
+def shuffle_tp1(number: int, *, joker: bool = False) -> tuple[Card, ...]:
+    """The ``TP1`` shuffle of deal ``number``: the 52 cards (53 with the joker) in dealing order.
 
     SplitMix64 (state starts at ``number``; each output adds the golden-ratio
     constant, then mixes) gives 64-bit words. For ``i`` from 51 down to 1 a
     word ``x`` is drawn until ``x < 2**64 - 2**64 % (i + 1)``, and the cards at
-    ``i`` and ``x % (i + 1)`` of the ordered deck (``DECK``) are swapped.
+    ``i`` and ``x % (i + 1)`` of the ordered deck (``DECK``) are swapped. The joker
+    deck is the ordered deck with the joker after the king of spades (index 52), shuffled
+    the same way from ``i = 52``.
     """
     if not 0 <= number < DEAL_COUNT:
         raise CodeError(f"deal number {number!r} is not 0 to {DEAL_COUNT - 1}")
-    cards = list(DECK)
+    cards = [*DECK, JOKER] if joker else list(DECK)
     state = number
-    for i in range(51, 0, -1):
+    for i in range(len(cards) - 1, 0, -1):
         bound = i + 1
         limit = (1 << 64) - (1 << 64) % bound
         while True:
@@ -181,21 +227,30 @@ def shuffle_tp1(number: int) -> tuple[Card, ...]:
 
 
 @lru_cache(maxsize=4096)
-def _cached_deal(number: int) -> Deal:
+def _cached_deal(number: int, joker: bool = False, empty_waste: bool = False) -> Deal:
     """Deals are immutable and pure: a server loading the same games over and over shuffles once."""
-    return Deal.from_number(number)
+    return Deal.from_number(number, joker=joker, empty_waste=empty_waste)
 
 
 @dataclass(frozen=True, slots=True)
 class Deal:
-    """The cards of a deal as laid out: tableau by position, the waste card, the stock top first."""
+    """The cards of a deal as laid out: tableau by position, the waste card (``None`` in the
+    empty-waste variant), the stock top first."""
 
     tableau: tuple[Card, ...]
-    waste: Card
+    waste: Card | None
     stock: tuple[Card, ...]
 
+    @property
+    def stock_size(self) -> int:
+        """23 in the standard deal, one more with the joker, one more with an empty waste."""
+        return len(self.stock)
+
     @classmethod
-    def from_number(cls, number: int) -> Deal:
-        """Shuffled cards 0-27 go to positions 0-27, card 28 to the waste, 29-51 to the stock (top first)."""
-        cards = shuffle_tp1(number)
+    def from_number(cls, number: int, *, joker: bool = False, empty_waste: bool = False) -> Deal:
+        """Shuffled cards 0-27 go to positions 0-27, card 28 to the waste, the rest to the stock
+        (top first). With an empty waste, card 28 stays in the stock as its top card."""
+        cards = shuffle_tp1(number, joker=joker)
+        if empty_waste:
+            return cls(cards[:TABLEAU_SIZE], None, cards[TABLEAU_SIZE:])
         return cls(cards[:TABLEAU_SIZE], cards[TABLEAU_SIZE], cards[TABLEAU_SIZE + 1 :])

@@ -18,6 +18,10 @@ in (:meth:`Game.note_time`), and a game that is never told the time has no clock
 Refused actions raise :class:`RefusedAction` carrying a :class:`Refusal` and
 leave the game exactly as it was; ``refusal_for_remove`` and friends ask
 without acting.
+
+Variants (``docs/variants.md``) are consulted at the few places the rules differ: which
+cards fit (the joker is wild, an empty waste takes any exposed card), which cards are face
+up (open peaks), and the score (traditional scoring). The deal itself comes from the code.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from functools import lru_cache
 from typing import Any, Final
 
 from app.engine.cards import Card
-from app.engine.deal import STOCK_SIZE, CodeError, Deal, GameCode, Rules
+from app.engine.deal import CodeError, Deal, GameCode, Rules
 from app.engine.layout import (
     ALL_POSITIONS_MASK,
     POSITION_COUNT,
@@ -39,9 +43,13 @@ from app.engine.layout import (
     peaks_cleared,
     positions_of,
 )
+from app.engine.variants import Variants
 
 START_SCORE: Final = 500
 PEAK_BONUS: Final = 100
+TRADITIONAL_DRAW_COST: Final = 5
+TRADITIONAL_PEAK_BONUS: Final = (0, 15, 30, 60)
+"""Traditional scoring: the bonus for 0, 1, 2 or 3 peaks cleared (15, 15, then 30)."""
 UNDO_LIMIT: Final = 100
 DRAW: Final = -1
 """How a draw is written in a line of actions (removals are written as their position)."""
@@ -129,19 +137,21 @@ def _adjacent_ranks(rank: int, rules: Rules) -> tuple[int, ...]:
 
 
 def ranks_adjacent(a: int, b: int, rules: Rules) -> bool:
-    """Whether a card of rank ``a`` may go on one of rank ``b`` (or the other way)."""
-    return b in _adjacent_ranks(a, rules)
+    """Whether a card of rank ``a`` may go on one of rank ``b`` (or the other way).
+
+    Rank 0 is the joker, which fits every rank, and every rank fits it."""
+    return a == 0 or b == 0 or b in _adjacent_ranks(a, rules)
 
 
 @lru_cache(maxsize=4096)
 def _playable_by_rank(code: GameCode) -> tuple[int, ...]:
-    """For each waste rank (1-13), the mask of positions whose card may go on it."""
+    """For each waste rank (1-13), the mask of positions whose card may go on it; at 0, for a
+    joker or an empty waste, every position."""
     tableau = code.deal().tableau
-    by_rank = [0] * 14
+    by_rank = [ALL_POSITIONS_MASK] + [0] * 13
     for waste_rank in range(1, 14):
-        fits = _adjacent_ranks(waste_rank, code.rules)
         for p, card in enumerate(tableau):
-            if card.rank in fits:
+            if ranks_adjacent(card.rank, waste_rank, code.rules):
                 by_rank[waste_rank] |= 1 << p
     return tuple(by_rank)
 
@@ -160,6 +170,7 @@ class Game:
         "_playable_by_rank",
         "_removed",
         "_started",
+        "_stock_size",
         "_undo_available",
         "_waste",
         "undo_limit",
@@ -175,7 +186,8 @@ class Game:
         self._moves = 0
         self._hints = 0
         self._undo_available = 0
-        self._waste = self._deal.waste
+        self._waste: Card | None = self._deal.waste
+        self._stock_size = self._deal.stock_size
         self._playable_by_rank = _playable_by_rank(code)
         self._started: float | None = None
         self._ended_after: float | None = None
@@ -199,16 +211,21 @@ class Game:
         return self._code.rules
 
     @property
+    def variants(self) -> Variants:
+        return self._code.variants
+
+    @property
     def deal(self) -> Deal:
         return self._deal
 
     @property
-    def waste(self) -> Card:
+    def waste(self) -> Card | None:
+        """The top waste card; ``None`` only in the empty-waste variant before the first action."""
         return self._waste
 
     @property
     def stock_count(self) -> int:
-        return STOCK_SIZE - self._drawn
+        return self._stock_size - self._drawn
 
     @property
     def removed_mask(self) -> int:
@@ -299,12 +316,26 @@ class Game:
     def score(self) -> int:
         """500, -1 for each action in effect, +100 for each emptied peak; never below 0.
 
-        Undo restores the exact previous score. The line never holds more than 51
-        actions (28 removals and 23 draws), so the floor at 0 is never reached and
+        Undo restores the exact previous score. The line never holds more than 53
+        actions (28 removals and at most 25 draws), so the floor at 0 is never reached and
         this closed form equals the score counted move by move.
+
+        Under traditional scoring: each removal scores its place in its run (1, 2, 3, ...),
+        each draw costs 5, the peaks pay 15, 15 and 30; it starts at 0 and may go below.
+        Both are worked out from the line, so undo restores them exactly, run included.
         """
-        bonus = PEAK_BONUS * sum(self.peaks_cleared)
-        return max(0, START_SCORE - len(self._line) + bonus)
+        cleared = sum(self.peaks_cleared)
+        if not self._code.variants.traditional:
+            return max(0, START_SCORE - len(self._line) + PEAK_BONUS * cleared)
+        score = run = 0
+        for a in self._line:
+            if a == DRAW:
+                run = 0
+                score -= TRADITIONAL_DRAW_COST
+            else:
+                run += 1
+                score += run
+        return score + TRADITIONAL_PEAK_BONUS[cleared]
 
     def card_at(self, position: int) -> Card | None:
         """The card at a position, or ``None`` once removed."""
@@ -320,7 +351,15 @@ class Game:
         _check_position(position)
         return bool(exposed_mask(self._removed) >> position & 1)
 
-    is_face_up = is_exposed
+    def face_up_mask(self) -> int:
+        """The cards shown face up: the exposed ones; with open peaks, every card still on the board."""
+        if self._code.variants.open_peaks:
+            return ALL_POSITIONS_MASK & ~self._removed
+        return exposed_mask(self._removed)
+
+    def is_face_up(self, position: int) -> bool:
+        _check_position(position)
+        return bool(self.face_up_mask() >> position & 1)
 
     def cards_left(self) -> int:
         """Cards still on the peaks."""
@@ -331,20 +370,20 @@ class Game:
     def playable_mask(self) -> int:
         if self._removed == ALL_POSITIONS_MASK:
             return 0
-        return exposed_mask(self._removed) & self._playable_by_rank[self._waste.rank]
+        return exposed_mask(self._removed) & self._playable_by_rank[self._waste_rank]
 
     def playable_positions(self) -> list[int]:
         """The positions that can be removed now."""
         return positions_of(self.playable_mask())
 
     def can_draw(self) -> bool:
-        return self._drawn < STOCK_SIZE and self._removed != ALL_POSITIONS_MASK
+        return self._drawn < self._stock_size and self._removed != ALL_POSITIONS_MASK
 
     @property
     def status(self) -> Status:
         if self._removed == ALL_POSITIONS_MASK:
             return Status.WON
-        if self._drawn == STOCK_SIZE and not self.playable_mask():
+        if self._drawn == self._stock_size and not self.playable_mask():
             return Status.BLOCKED
         return Status.PLAYING
 
@@ -362,14 +401,14 @@ class Game:
             return Refusal.NO_CARD
         if not exposed_mask(self._removed) & bit:
             return Refusal.CARD_BLOCKED
-        if not self._playable_by_rank[self._waste.rank] & bit:
+        if not self._playable_by_rank[self._waste_rank] & bit:
             return Refusal.RANK_MISMATCH
         return None
 
     def refusal_for_draw(self) -> Refusal | None:
         if self._removed == ALL_POSITIONS_MASK:
             return Refusal.GAME_OVER
-        if self._drawn == STOCK_SIZE:
+        if self._drawn == self._stock_size:
             return Refusal.STOCK_EMPTY
         return None
 
@@ -422,6 +461,11 @@ class Game:
             self.draw()
         else:
             self.remove(action.position)
+
+    @property
+    def _waste_rank(self) -> int:
+        """The waste card's rank; 0 (every card fits) for the joker or an empty waste."""
+        return 0 if self._waste is None else self._waste.rank
 
     def _acted(self) -> None:
         self._moves += 1
@@ -526,8 +570,9 @@ class Game:
             "rules": self.rules.word,
             "deal_number": self._code.number,
             "tableau": [c.text() for c in self._deal.tableau],
-            "waste": self._deal.waste.text(),
+            "waste": None if self._deal.waste is None else self._deal.waste.text(),
             "stock": [c.text() for c in self._deal.stock],
+            **({"variants": self._code.variants.words} if self._code.variants else {}),
         }
 
 
@@ -558,13 +603,15 @@ def describe_board(
     row_names: tuple[str, ...] = ROW_NAMES,
     stock_words: Any = None,
     waste_word: str = "waste",
+    empty: str = "empty",
     show_all: bool = False,
 ) -> str:
     """The board in words: ``Stock: 23 cards; waste: ace of clubs. Peak tops: hidden card, ...``.
 
     Removed cards are left out, and so is a row with no card left. ``card_words``
     names a card, ``stock_words`` says the stock (``"Stock: 23 cards"``);
-    translations pass their own. ``show_all`` names face-down cards too.
+    translations pass their own. ``show_all`` names face-down cards too. ``empty`` says the
+    waste before its first card (the empty-waste variant).
     """
     count = game.stock_count
     stock = (
@@ -574,7 +621,7 @@ def describe_board(
     )
     parts = []
     removed, tableau = game.removed_mask, game.deal.tableau
-    shown = ALL_POSITIONS_MASK if show_all else exposed_mask(removed)
+    shown = ALL_POSITIONS_MASK if show_all else game.face_up_mask()
     for name, row in zip(row_names, ROWS, strict=True):
         words = [
             card_words(tableau[p]) if shown >> p & 1 else hidden
@@ -585,5 +632,6 @@ def describe_board(
             parts.append(f"{name}: {', '.join(words)}")
     board = "; ".join(parts)
     board = board[:1].upper() + board[1:]
-    return f"{stock}; {waste_word}: {card_words(game.waste)}." + (f" {board}" if board else "")
+    waste = empty if game.waste is None else card_words(game.waste)
+    return f"{stock}; {waste_word}: {waste}." + (f" {board}" if board else "")
 

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from app.engine.analysis import ANALYSES, DealAnalysis, analyse
-from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules
+from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules, dealt_waste, rank_of, require_solvable
 from app.engine.game import Action, Game
 from app.engine.layout import ALL_POSITIONS_MASK, COVER_MASKS, PEAK_MASKS, POSITION_COUNT
 
@@ -213,7 +213,7 @@ class DealSolver:
         self.rules = rules
         self.ranks: tuple[int, ...] = tuple(card.rank for card in deal.tableau)
         # The waste after `d` draws made last: the deal's waste card, then the stock.
-        self.after_draw: tuple[int, ...] = (deal.waste.rank, *(c.rank for c in deal.stock))
+        self.after_draw: tuple[int, ...] = (dealt_waste(deal).rank, *(c.rank for c in deal.stock))
         by_rank = [0] * 14
         for waste_rank in range(1, 14):
             fits = _adjacent_ranks(waste_rank, rules)
@@ -464,7 +464,7 @@ def _value(removed: int, drawn: int) -> int:
 def _position(game: Game) -> tuple[int, int, int, bool]:
     line = game.line
     just_drew = not line or line[-1].is_draw
-    return game.removed_mask, game.drawn, game.waste.rank, just_drew
+    return game.removed_mask, game.drawn, rank_of(game.waste), just_drew
 
 
 def _actions(line: list[int]) -> tuple[Action, ...]:
@@ -500,6 +500,7 @@ def solve(
     and :class:`SearchLimitExceeded` is raised past it. ``solver`` reuses the tables of an
     earlier search of the same deal.
     """
+    require_solvable(game.code)
     if game.is_over:
         return Solution(True, (), game.score, best=best)
     if solver is None:
@@ -549,6 +550,7 @@ def hint(game: Game, *, node_limit: int | None = None, analysis: DealAnalysis | 
     accepted for compatibility and not used: the analysis's work is bounded by the layout.
     """
     del node_limit
+    require_solvable(game.code)
     if game.is_over:
         return Hint(None, 0)
     if analysis is None:

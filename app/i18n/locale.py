@@ -94,8 +94,14 @@ class Locale:
         }
         # Translators: a card in words, like "7 of spades" or "ace of clubs".
         card_format = pgettext("card", "%(rank)s of %(suit)s")
-        self._card_names: tuple[str, ...] = tuple(  # by the card's place in the deck
-            card_format % {"rank": ranks[card.rank - 1], "suit": suits[card.suit]} for card in DECK
+        self._card_names: tuple[str, ...] = (  # by the card's place in the deck; 52 the joker
+            *(
+                card_format % {"rank": ranks[card.rank - 1], "suit": suits[card.suit]}
+                for card in DECK
+                if card.suit is not None  # (every card of the 52 has a suit)
+            ),
+            # Translators: the joker variant's wild card (docs/variants.md).
+            pgettext("card", "joker"),
         )
         self._refusals = {refusal: gettext(message) for refusal, message in REFUSAL_MESSAGES.items()}
 

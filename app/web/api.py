@@ -17,6 +17,7 @@ from app.engine import CodeError, Game, GameCode, RefusedAction, Rules
 from app.i18n import current_locale
 from app.store import GameStore, StoredGame
 from app.web.clock import timed
+from app.web.codes import parse_code
 from app.web.deps import StoreDep
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -53,7 +54,7 @@ class GameState(BaseModel):
     code: str
     rules: Literal["easy", "classic"]
     tableau: list[SlotState]
-    waste: str
+    waste: str | None
     stock_count: int
     score: int
     moves: int
@@ -99,7 +100,7 @@ def game_state(stored: StoredGame) -> GameState:
         code=game.code_text(),
         rules="easy" if game.rules is Rules.EASY else "classic",
         tableau=tableau,
-        waste=game.waste.text(),
+        waste=None if game.waste is None else game.waste.text(),
         stock_count=game.stock_count,
         score=game.score,
         moves=game.moves,
@@ -153,7 +154,7 @@ def create_game(store: StoreDep, body: Annotated[NewGame | None, Body()] = None)
     body = body or NewGame()
     if body.code is not None:
         try:
-            code = GameCode.parse(body.code)
+            code = parse_code(body.code)
         except CodeError:
             raise HTTPException(422, current_locale().code_error(body.code)) from None
     else:

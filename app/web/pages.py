@@ -21,6 +21,7 @@ from markupsafe import escape
 from app.engine import CodeError, Game, GameCode, Refusal, Rules, Status
 from app.i18n import N_, current_locale
 from app.store import GameStore, StoredGame, VersionConflict
+from app.web.codes import parse_code
 from app.web.deps import (
     PagesDep,
     PlayerDep,
@@ -64,7 +65,7 @@ def read_code(text: str) -> GameCode:
     """A code as typed or pasted: the code itself, a share link, or a share link inside other
     text (``try this: https://…/g/TP1-E-…``, SPEC section 3). Raises :class:`CodeError`."""
     try:
-        return GameCode.parse(text)
+        return parse_code(text)
     except CodeError:
         found = {
             code
@@ -78,7 +79,7 @@ def read_code(text: str) -> GameCode:
 
 def _code_of_link(link: str) -> GameCode | None:
     try:
-        return GameCode.parse(link)
+        return parse_code(link)
     except CodeError:
         return None
 
@@ -109,7 +110,7 @@ def waste_name(game: Game, event: Event | None) -> str:
     after a draw the name the stock's top card had, so the browser flies it from the stock."""
     if event is not None and event.happened is Happened.DREW:
         return f"s-{game.stock_count + 1}"
-    return f"c-{game.waste.text()}"
+    return "waste-empty" if game.waste is None else f"c-{game.waste.text()}"
 
 
 def share_text(game: Game) -> str:
@@ -209,7 +210,7 @@ def deal_page(
     request: Request, code: str, store: StoreDep, pages: PagesDep, player: PlayerDep
 ) -> Response:
     try:
-        parsed = GameCode.parse(code)
+        parsed = parse_code(code)
     except CodeError:
         return pages.page(
             "new.html",

@@ -81,6 +81,7 @@ def test_bad_card_texts_are_refused(text: str) -> None:
 def test_non_string_and_bad_index_are_refused() -> None:
     with pytest.raises(CardError):
         Card.from_text(7)  # type: ignore[arg-type]
-    for index in (-1, 52):
+    for index in (-1, 53):
         with pytest.raises(CardError):
             Card.from_index(index)
+    assert Card.from_index(52).text() == "JK"  # the joker variant's wild card
