@@ -26,6 +26,12 @@ number of cards removed) with numpy: a few array operations per row, 28 rows.
 
 Memory: ``win_limit`` is 22,932 x 14 bytes, ``best_after_draw`` 22,932 x 24 x 2 bytes:
 about 1.4 MiB a deal in all (:attr:`DealAnalysis.nbytes`).
+
+Variants (``docs/variants.md``, section 8): open peaks change nothing the analysis sees.
+The joker on the waste and an empty waste are both a *wild* waste, rank 0, which takes
+every card; the joker in the peaks is rank 0 too, and fits every waste. The joker's
+removals are kept apart from the tables by rank (whose ends hold the K-A wrap) and added
+to every waste rank. The stock holds 23, 24 or 25 cards (:attr:`Deal.stock_size`).
 """
 
 from __future__ import annotations
@@ -34,20 +40,20 @@ import functools
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules, dealt_waste, rank_of, require_solvable
+from app.engine.deal import Deal, GameCode, Rules, rank_of, require_solvable
 from app.engine.game import Action, Game, ranks_adjacent
 from app.engine.layout import ALL_POSITIONS_MASK, PEAK_MASKS, POSITION_COUNT, exposed_mask
 
 __all__ = ["ANALYSES", "AnalysisCache", "DealAnalysis", "PositionVerdict", "analyse", "score_of"]
 
 FULL: Final = ALL_POSITIONS_MASK
-WON_MIN_SCORE: Final = 772 - STOCK_SIZE
-"""Every win scores at least this (772 less the draws); a game not won at most 682."""
+WON_MIN_SCORE: Final = 772 - 25
+"""Every win scores at least this (772 less the draws, at most 25); a game not won at most 682."""
 _NONE: Final = -1
 """``win_limit`` of a position that cannot be won from any number drawn."""
 
@@ -152,9 +158,20 @@ def _grouped_max(
 
 
 def _cards(deal: Deal) -> tuple[IntArray, IntArray]:
+    """The tableau's ranks, and the waste rank after ``d`` draws (0: the joker or no waste)."""
     ranks = np.array([card.rank for card in deal.tableau], dtype=np.intp)
-    waste_after = np.array([dealt_waste(deal).rank, *(c.rank for c in deal.stock)], dtype=np.intp)
+    waste_after = np.array([rank_of(deal.waste), *(c.rank for c in deal.stock)], dtype=np.intp)
     return ranks, waste_after
+
+
+_Values = TypeVar("_Values", Int8Array, Int16Array)
+
+
+def _joker_best(values: _Values, edge_from: IntArray, rows: int, empty: int) -> _Values:
+    """For each set of the row, the best of ``values`` over its joker removals (``empty``: none)."""
+    best = np.full((rows, *values.shape[1:]), empty, dtype=values.dtype)
+    np.maximum.at(best, edge_from, values)
+    return best
 
 
 def win_limits(deal: Deal, rules: Rules) -> Int8Array:
@@ -169,22 +186,37 @@ def win_limits(deal: Deal, rules: Rules) -> Int8Array:
     """
     sets = _sets()
     ranks, waste_after = _cards(deal)
-    draws = np.arange(1, STOCK_SIZE + 1, dtype=np.int8)
+    stock = deal.stock_size
+    jokers = bool((ranks == 0).any())
+    wild_waste = jokers or bool((waste_after == 0).any())  # else column 0 is never asked
+    draws = np.arange(1, stock + 1, dtype=np.int8)
+    # Column r: waste rank r (0: wild, the joker or an empty waste). Column 14 is unused.
     limit = np.full((len(sets.masks), 15), _NONE, dtype=np.int8)
-    limit[-1, 1:14] = STOCK_SIZE  # all removed: won, from any number drawn
+    limit[-1, 0:14] = stock  # all removed: won, from any number drawn
     for k in range(POSITION_COUNT - 1, -1, -1):
         low, high = sets.bounds[k], sets.bounds[k + 1]
         edges = slice(sets.edge_bounds[k], sets.edge_bounds[k + 1])
+        edge_from, edge_to = sets.edge_from[edges] - low, sets.edge_to[edges]
         removed_rank = ranks[sets.edge_position[edges]]
+        if jokers:
+            joker = removed_rank == 0
+            joker_best = _joker_best(limit[edge_to[joker], 0], edge_from[joker], high - low, _NONE)
+            edge_from, edge_to, removed_rank = edge_from[~joker], edge_to[~joker], removed_rank[~joker]
         # by_rank[i, q]: the best limit after removing from set i a card of rank q.
         by_rank = np.full((high - low, 15), _NONE, dtype=np.int8)
-        np.maximum.at(by_rank, (sets.edge_from[edges] - low, removed_rank),
-                      limit[sets.edge_to[edges], removed_rank])
+        np.maximum.at(by_rank, (edge_from, removed_rank), limit[edge_to, removed_rank])
+        wild = by_rank[:, 1:14].max(axis=1) if wild_waste else None  # takes every card
         _wrap(by_rank, rules)
         removal = np.maximum(by_rank[:, 0:13], by_rank[:, 2:15])  # by waste rank 1-13
-        won_after_draw = removal[:, waste_after[1:] - 1] >= draws
+        if jokers:
+            np.maximum(removal, joker_best[:, None], out=removal)  # the joker fits every waste
+        first = 1  # the waste rank of removal's first column
+        if wild is not None:
+            wild = np.maximum(wild, joker_best) if jokers else wild
+            removal, first = np.concatenate([wild[:, None], removal], axis=1), 0
+        won_after_draw = removal[:, waste_after[1:] - first] >= draws
         deepest = np.where(won_after_draw, draws, 0).max(axis=1)
-        limit[low:high, 1:14] = np.maximum(removal, (deepest - 1)[:, None])
+        limit[low:high, first:14] = np.maximum(removal, (deepest - 1)[:, None])
     return limit
 
 
@@ -199,30 +231,50 @@ def best_after_draws(deal: Deal, rules: Rules) -> Int16Array:
     """
     sets = _sets()
     ranks, waste_after = _cards(deal)
-    drawn = np.arange(STOCK_SIZE + 1, dtype=np.int16)
-    every = np.arange(STOCK_SIZE + 1)
-    after_draw = np.empty((len(sets.masks), STOCK_SIZE + 1), dtype=np.int16)
+    stock = deal.stock_size
+    jokers = bool((ranks == 0).any())
+    drawn = np.arange(stock + 1, dtype=np.int16)
+    every = np.arange(stock + 1)
+    wild_after = waste_after == 0  # right after these draws the waste is wild
+    below, above = np.maximum(waste_after - 1, 0), waste_after + 1  # the ranks it takes
+    after_draw = np.empty((len(sets.masks), stock + 1), dtype=np.int16)
     after_draw[-1] = 772 - drawn
-    # For the row after: the best by staying or drawing, and by removing a card of each rank.
+    # For the row after: the best by staying or drawing, and by removing a card of each rank
+    # (and by removing the joker).
     stay_or_draw = after_draw[-1:]
-    by_rank = np.zeros((1, 15, STOCK_SIZE + 1), dtype=np.int16)
+    by_rank = np.zeros((1, 15, stock + 1), dtype=np.int16)
+    joker_next = np.zeros((1, stock + 1), dtype=np.int16)
     for k in range(POSITION_COUNT - 1, -1, -1):
         low, high = sets.bounds[k], sets.bounds[k + 1]
         edges = slice(sets.edge_bounds[k], sets.edge_bounds[k + 1])
         rank = ranks[sets.edge_position[edges]]
         after = sets.edge_to[edges] - high
+        edge_from = sets.edge_from[edges] - low
         # The best after each removal from this row: the best from the set it leads to,
-        # its waste the card removed.
+        # its waste the card removed (which takes the cards of the ranks next to it, and
+        # the joker; the joker, wild, takes every card).
+        if jokers:
+            joker = rank == 0
+            onto_joker = np.maximum(stay_or_draw[after[joker]], by_rank[after[joker], 1:14].max(axis=1))
+            joker_here = _joker_best(np.maximum(onto_joker, joker_next[after[joker]]),
+                                     edge_from[joker], high - low, 0)
+            rank, after, edge_from = rank[~joker], after[~joker], edge_from[~joker]
         value = np.maximum(stay_or_draw[after],
                            np.maximum(by_rank[after, rank - 1], by_rank[after, rank + 1]))
-        groups, best = _grouped_max(value, (sets.edge_from[edges] - low) * 16 + rank, high - low)
-        by_rank = np.zeros((high - low, 15, STOCK_SIZE + 1), dtype=np.int16)
+        if jokers:
+            np.maximum(value, joker_next[after], out=value)
+            joker_next = joker_here
+        groups, best = _grouped_max(value, edge_from * 16 + rank, high - low)
+        by_rank = np.zeros((high - low, 15, stock + 1), dtype=np.int16)
         by_rank[groups >> 4, groups & 15] = best
         _wrap(by_rank, rules)
         stay = sets.base_score[low:high, None] - drawn
-        right_after = waste_after[every]
-        here = np.maximum(stay, np.maximum(by_rank[:, right_after - 1, every],
-                                           by_rank[:, right_after + 1, every]))
+        by_waste = np.maximum(by_rank[:, below, every], by_rank[:, above, every])
+        if wild_after.any():  # a wild waste takes every card: the best of any removal
+            by_waste[:, wild_after] = by_rank[:, 1:14, wild_after].max(axis=1)
+        if jokers:
+            np.maximum(by_waste, joker_next, out=by_waste)
+        here = np.maximum(stay, by_waste)
         row = np.maximum.accumulate(here[:, ::-1], axis=1)[:, ::-1]  # or draw on
         after_draw[low:high] = row
         stay_or_draw = stay.copy()
@@ -267,9 +319,10 @@ class DealAnalysis:
     ``None`` in an analysis made without scores (``analyse(code, scores=False)``)."""
     ranks: tuple[int, ...]
     waste_after: tuple[int, ...]
-    """The waste card's rank after ``d`` draws: the deal's waste card, then the stock."""
+    """The waste card's rank after ``d`` draws: the deal's waste card, then the stock (0: the
+    joker, or at ``d = 0`` an empty waste)."""
     fits: tuple[int, ...]
-    """For each waste rank, the mask of positions whose card it takes."""
+    """For each waste rank (0: wild), the mask of positions whose card it takes."""
 
     @property
     def nbytes(self) -> int:
@@ -283,8 +336,13 @@ class DealAnalysis:
             raise ValueError(f"removed mask {removed:#x} cannot arise in play")
         return row
 
+    @property
+    def stock_size(self) -> int:
+        """The cards in the deal's stock: 23, or 24 or 25 in the joker and empty-waste variants."""
+        return len(self.waste_after) - 1
+
     def _check(self, drawn: int, waste: int) -> None:
-        if not 0 <= drawn <= STOCK_SIZE or not 1 <= waste <= 13:
+        if not 0 <= drawn <= self.stock_size or not 0 <= waste <= 13:
             raise ValueError(f"no position has {drawn} cards drawn and a waste of rank {waste}")
 
     def winnable(self, removed: int, drawn: int, waste: int) -> bool:
@@ -312,7 +370,7 @@ class DealAnalysis:
         if known is not None:
             return known
         best = score_of(removed, drawn)
-        if drawn < STOCK_SIZE:
+        if drawn < self.stock_size:
             best = max(best, int(self.best_after_draw[row, drawn + 1]))
         playable = _sets().exposed[row] & self.fits[waste]
         while playable:
@@ -380,7 +438,7 @@ class DealAnalysis:
                     move = Action(p)
             if (
                 move is None
-                and drawn < STOCK_SIZE
+                and drawn < self.stock_size
                 and int(self.best_after_draw[row, drawn + 1]) == best
                 and best > score_of(removed, drawn)
             ):
@@ -409,8 +467,9 @@ class DealAnalysis:
 
 
 def fitting_masks(deal: Deal, rules: Rules) -> tuple[int, ...]:
-    """For each waste rank (index 1-13), the mask of positions whose card it takes."""
-    masks = [0] * 14
+    """For each waste rank (index 1-13; 0 a wild waste, which takes every card), the mask of
+    positions whose card it takes (the joker's in every one)."""
+    masks = [FULL] + [0] * 13
     for waste in range(1, 14):
         for p, card in enumerate(deal.tableau):
             if ranks_adjacent(card.rank, waste, rules):
@@ -428,7 +487,7 @@ def analyse(code: GameCode, *, scores: bool = True) -> DealAnalysis:
         win_limit=win_limits(deal, code.rules),
         best_after_draw=best_after_draws(deal, code.rules) if scores else None,
         ranks=tuple(card.rank for card in deal.tableau),
-        waste_after=(dealt_waste(deal).rank, *(card.rank for card in deal.stock)),
+        waste_after=(rank_of(deal.waste), *(card.rank for card in deal.stock)),
         fits=fitting_masks(deal, code.rules),
     )
 

@@ -503,10 +503,6 @@ def solve(
     require_solvable(game.code)
     if game.is_over:
         return Solution(True, (), game.score, best=best)
-    if solver is None:
-        solver = DealSolver.for_game(game)
-    elif solver.deal != game.deal or solver.rules != game.rules:
-        raise ValueError("the solver was made for another deal")
     removed, drawn, waste, just_drew = _position(game)
     if best:
         analysis = analyse(game.code)
@@ -514,17 +510,30 @@ def solve(
         won = analysis.winnable(removed, drawn, waste)
         return Solution(won, line, _score_after(game, line), best=True, nodes=_ANALYSIS_NODES)
     budget = QUICK_NODES if node_limit is None else min(node_limit, QUICK_NODES)
-    try:
-        win, nodes = solver.find_win(removed, drawn, waste, just_drew, node_limit=budget)
-    except SearchLimitExceeded:
-        if node_limit is not None and node_limit <= QUICK_NODES:
-            raise
-        found = analyse(game.code, scores=False).winning_line(removed, drawn, waste)
-        win, nodes = (None if found is None else [_code(a) for a in found]), budget + _ANALYSIS_NODES
+    variants = game.code.variants
+    if variants.joker or variants.empty_waste:
+        # The depth-first search knows the standard deck: the whole-deal pass decides.
+        win, nodes = _win_by_analysis(game, removed, drawn, waste), _ANALYSIS_NODES
+    else:
+        if solver is None:
+            solver = DealSolver.for_game(game)
+        elif solver.deal != game.deal or solver.rules != game.rules:
+            raise ValueError("the solver was made for another deal")
+        try:
+            win, nodes = solver.find_win(removed, drawn, waste, just_drew, node_limit=budget)
+        except SearchLimitExceeded:
+            if node_limit is not None and node_limit <= QUICK_NODES:
+                raise
+            win, nodes = _win_by_analysis(game, removed, drawn, waste), budget + _ANALYSIS_NODES
     if win is None:
         return Solution(False, (), None, nodes=nodes)
     line = _actions(win)
     return Solution(True, line, _score_after(game, line), best=best, nodes=nodes)
+
+
+def _win_by_analysis(game: Game, removed: int, drawn: int, waste: int) -> list[int] | None:
+    found = analyse(game.code, scores=False).winning_line(removed, drawn, waste)
+    return None if found is None else [_code(action) for action in found]
 
 
 _ANALYSIS_NODES: Final = 22_932

@@ -342,9 +342,9 @@ def test_random_play_keeps_every_variant_consistent(letters: str) -> None:
 # -- not yet solved: refused clearly ---------------------------------------------------------
 
 
-def test_the_solver_refuses_variants_until_it_judges_them() -> None:
-    for text in ("TP1-EO-AAAAAAB", "TP1-EJ-AAAAAAB", "TP1-EW-AAAAAAB", "TP1-ET-AAAAAAB"):
-        with pytest.raises(UnsolvedVariant, match="does not judge variants"):
+def test_the_solver_refuses_traditional_scoring_until_it_judges_it() -> None:
+    for text in ("TP1-ET-AAAAAAB", "TP1-COWJT-AAAAAAB"):
+        with pytest.raises(UnsolvedVariant, match="does not judge traditional scoring"):
             solve_code(text)
         with pytest.raises(UnsolvedVariant):
             analyse(GameCode.parse(text))
