@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from app.engine import Card, CodeError, Game, RefusedAction, UnsolvedVariant
+from app.engine import Card, CodeError, Game, RefusedAction, UnsolvedVariant, VariantError
 
 
 def _deal(args: argparse.Namespace) -> int:
@@ -20,7 +20,7 @@ def _deal(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(game.deal_dict()))
     else:
-        print(f"{game.code_text()} ({game.rules.word} rules, deal {game.code.number})")
+        print(f"{game.code_text()} ({_heading(game)})")
         print(
             _words_all(game)
         )
@@ -174,7 +174,7 @@ def _solve(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    print(f"{game.code_text()} ({game.rules.word} rules, deal {game.code.number})")
+    print(f"{game.code_text()} ({_heading(game)})")
     draws = sum(action.is_draw for action in solution.line)
     if solution.winnable:
         kind = "a line with the best score" if args.best else "a winning line"
@@ -208,10 +208,11 @@ def _jobs(text: str) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from app.engine import Rules
+    from app.engine import Rules, Variants
     from app.engine.solver_stats import format_summary, solve_range, summarize
 
     rules = Rules.from_word(args.rules)
+    variants = Variants.parse(args.variants)
     if args.deals < 1:
         print("tripeaks: --deals must be at least 1", file=sys.stderr)
         return 2
@@ -227,12 +228,13 @@ def _stats(args: argparse.Namespace) -> int:
 
     try:
         results = solve_range(
-            rules, args.start, args.deals, best=args.best, jobs=args.jobs, progress=progress
+            rules, args.start, args.deals, best=args.best, jobs=args.jobs, progress=progress,
+            variants=variants,
         )
     except ValueError as error:
         print(f"tripeaks: {error}", file=sys.stderr)
         return 2
-    print(format_summary(rules, args.start, summarize(results), scores=args.best))
+    print(format_summary(rules, args.start, summarize(results), scores=args.best, variants=variants))
     return 0
 
 
@@ -280,15 +282,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", type=_jobs, default=1, help="processes to use (0 or 'all': every core)"
     )
     stats.add_argument("--best", action="store_true", help="also a histogram of best scores")
+    stats.add_argument(
+        "--variants", default="", metavar="LETTERS",
+        help="variant letters (docs/variants.md): O open peaks, W empty waste, J joker",
+    )
     stats.set_defaults(run=_stats)
     return parser
+
+
+def _heading(game: Game) -> str:
+    """``easy rules, joker, deal 1``: the rules, the variants and the deal number."""
+    named = "".join(f", {variant.name.lower()}" for variant in game.variants.each())
+    return f"{game.rules.word} rules{named}, deal {game.code.number}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         result: int = args.run(args)
-    except (CodeError, UnsolvedVariant) as error:
+    except (CodeError, UnsolvedVariant, VariantError) as error:
         print(f"tripeaks: {error}", file=sys.stderr)
         return 2
     except ValueError as error:  # a bad TRIPEAKS_* setting (pydantic's ValidationError is one)

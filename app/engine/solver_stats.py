@@ -16,6 +16,7 @@ from app.engine.analysis import analyse
 from app.engine.deal import DEAL_COUNT, GameCode, Rules
 from app.engine.game import Game
 from app.engine.solver import solve
+from app.engine.variants import STANDARD, Variants
 
 __all__ = [
     "DealResult",
@@ -43,18 +44,18 @@ class DealResult:
     """The score of the line found (the best score when asked for)."""
 
 
-def solve_deal(rules: Rules, number: int, best: bool = False) -> DealResult:
+def solve_deal(rules: Rules, number: int, best: bool = False, variants: Variants = STANDARD) -> DealResult:
     """Solve one new deal and time it (making the deal's cards is included)."""
     wall, cpu = time.perf_counter(), time.process_time()
-    game = Game(GameCode(rules, number))
+    game = Game(GameCode(rules, number, variants))
     solution = solve(game, best=best)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     return DealResult(number, solution.winnable, cpu, wall, solution.nodes, solution.score)
 
 
-def _solve_task(task: tuple[str, int, bool]) -> DealResult:
-    letter, number, best = task
-    return solve_deal(Rules(letter), number, best)
+def _solve_task(task: tuple[str, int, bool, str]) -> DealResult:
+    letter, number, best, variants = task
+    return solve_deal(Rules(letter), number, best, Variants.parse(variants))
 
 
 def solve_range(
@@ -65,6 +66,7 @@ def solve_range(
     best: bool = False,
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    variants: Variants = STANDARD,
 ) -> list[DealResult]:
     """Solve deals ``start`` to ``start + count - 1``; ``jobs`` processes (0: all cores).
 
@@ -74,7 +76,7 @@ def solve_range(
         raise ValueError(f"deals {start} to {start + count - 1} are not all deal numbers")
     if jobs <= 0:
         jobs = os.cpu_count() or 1
-    tasks = [(rules.letter, number, best) for number in range(start, start + count)]
+    tasks = [(rules.letter, number, best, variants.letters) for number in range(start, start + count)]
     results: list[DealResult] = []
     if jobs == 1 or count < 2:
         _warm_up()  # build the shared tables before timing
@@ -169,11 +171,14 @@ def summarize(results: Sequence[DealResult], *, wall: bool = False) -> Summary:
     )
 
 
-def format_summary(rules: Rules, start: int, summary: Summary, *, scores: bool = False) -> str:
+def format_summary(
+    rules: Rules, start: int, summary: Summary, *, scores: bool = False, variants: Variants = STANDARD
+) -> str:
     """The summary as text for the terminal."""
     low, high = summary.interval
+    named = "".join(f", {variant.name.lower()}" for variant in variants.each())
     lines = [
-        f"{rules.word} rules, deals {start} to {start + summary.deals - 1} ({summary.deals} deals)",
+        f"{rules.word} rules{named}, deals {start} to {start + summary.deals - 1} ({summary.deals} deals)",
         f"winnable: {summary.winnable} of {summary.deals} = {100 * summary.share:.2f}% "
         f"(95% interval {100 * low:.2f}% to {100 * high:.2f}%)",
         f"time per deal, ms: mean {summary.mean_ms:.2f}, median {summary.median_ms:.2f}, "
