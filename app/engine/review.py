@@ -19,7 +19,7 @@ keep a win or a score, par and the difficulty are derived here from those two.
 The adapter
 -----------
 :class:`DealAnalysisAdapter` answers the protocol from the deal's whole-deal analysis
-(:mod:`app.engine.analysis`: every reachable position judged once, about 0.1 s of CPU a
+(:mod:`app.engine.analysis`: every reachable position judged once, about 10 ms of CPU a
 deal, kept in :data:`~app.engine.analysis.ANALYSES`), so every question is a lookup.
 """
 

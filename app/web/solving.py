@@ -1,7 +1,7 @@
 """What the solver tells the page: hints, whether a deal could be won, winnable deals.
 
 Every answer is a lookup in the deal's analysis (``app.engine.analysis``: each reachable
-position's winnability and best score). Making one takes about 0.1 s of CPU, so it is
+position's winnability and best score). Making one takes about 10 ms of CPU, so it is
 made in a worker process, where it does not hold this process's GIL against the moves
 of other players; the analyses come back (about 1.4 MiB each) and are kept, bounded by
 memory, in ``ANALYSES``. A request waits at most ``ANALYSIS_SECONDS`` for one; past that
@@ -24,7 +24,7 @@ from app.engine.analysis import ANALYSES, DealAnalysis, analyse
 from app.engine.solver import Hint, hint, solve
 
 ANALYSIS_SECONDS: Final = 10.0
-"""How long one request waits for a deal's analysis: about 0.1 s of CPU, and the first one
+"""How long one request waits for a deal's analysis: about 10 ms of CPU, and the first one
 starts the worker (about 1 s of CPU); a machine under heavy load stretches both."""
 WORKERS: Final = 1
 """Worker processes for analyses: one, so that the event loop keeps a core of two."""
@@ -108,7 +108,7 @@ def deal_outlook(code: GameCode) -> Outlook:
 def hint_for(game: Game) -> Hint:
     """One action on a winning line (towards the best score), or how many undos lead back
     to one. If the worker is late, the hint is made here from the quick part of the
-    analysis alone (whether each position can be won: about 10 ms of CPU)."""
+    analysis alone (whether each position can be won: about 3 ms of CPU)."""
     analysis = analyses.get(game.code)
     if analysis is None:
         analysis = analyse(game.code, scores=False)
