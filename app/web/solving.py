@@ -77,10 +77,13 @@ class _Analyses:
             return None
 
     def shutdown(self) -> None:
+        """Stop the worker: the analyses queued are dropped, the one running is waited for
+        (a worker the pool is not waited for outlives the server: it holds its own queue's
+        pipe open). The next analysis asked for starts a new pool."""
         with self._lock:
             pool, self._pool = self._pool, None
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _timed_analysis(code: GameCode) -> tuple[DealAnalysis, float]:
