@@ -277,8 +277,9 @@ def children(pid: int) -> list[int]:
 
 
 @asynccontextmanager
-async def serve(database_url: str, workers: int, folder: Path) -> AsyncIterator[Server]:
-    port = free_port()
+async def serve(database_url: str, workers: int, folder: Path, *, port: int | None = None,
+                extra_env: dict[str, str] | None = None) -> AsyncIterator[Server]:
+    port = port or free_port()
     env = {
         **os.environ,
         "TRIPEAKS_DATABASE_URL": database_url,
@@ -288,6 +289,7 @@ async def serve(database_url: str, workers: int, folder: Path) -> AsyncIterator[
         "TRIPEAKS_RATE_LIMIT_NEW_GAMES": "off",
         "TRIPEAKS_RATE_LIMIT_PAGES": "off",
         "TRIPEAKS_RATE_LIMIT_ACTIONS_PER_ADDRESS": "off",
+        **(extra_env or {}),
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "app.web.main:create_app", "--factory", "--host", HOST,

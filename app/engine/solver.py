@@ -480,7 +480,7 @@ def _score_after(game: Game, line: tuple[Action, ...]) -> int:
 
 QUICK_NODES: Final = 300
 """Positions the depth-first search may expand before :func:`solve` hands the question to
-the whole-deal pass (about 1.5 ms of search; the pass itself takes about 8 ms)."""
+the whole-deal pass (about 1.5 ms of search; the pass itself takes about 3 ms)."""
 
 
 def solve(
@@ -495,7 +495,7 @@ def solve(
     Without ``best`` a depth-first search looks for a win; if it has not decided within
     :data:`QUICK_NODES` positions, the whole-deal pass of :mod:`app.engine.analysis`
     decides (a few milliseconds, whatever the deal). ``best`` asks for the best final
-    score: that is the analysis with its scores (about 0.1 s). ``node_limit`` bounds the
+    score: that is the analysis with its scores (about 10 ms). ``node_limit`` bounds the
     depth-first search alone: below :data:`QUICK_NODES` it is the search's whole budget
     and :class:`SearchLimitExceeded` is raised past it. ``solver`` reuses the tables of an
     earlier search of the same deal.

@@ -19,7 +19,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from app.i18n import N_, current_locale
 from app.store.base import GameStore, StoreUnavailable
 from app.store.factory import open_store
-from app.web import api, health, howto, language, metrics, moves, pages, records, replay
+from app.web import api, health, howto, language, metrics, moves, pages, records, replay, solving
 from app.web.access import AccessMiddleware
 from app.web.limits import BodySizeLimitMiddleware
 from app.web.players import PlayerCookieMiddleware
@@ -79,6 +79,8 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
                     await cleanup
             if store is None:
                 app.state.store.close()
+            # The analyses' worker process stops with the app (what it has queued is dropped).
+            solving.analyses.shutdown()
 
     app = FastAPI(
         title="TriPeaks",

@@ -1,18 +1,24 @@
 """What the solver tells the page: hints, whether a deal could be won, winnable deals.
 
 Every answer is a lookup in the deal's analysis (``app.engine.analysis``: each reachable
-position's winnability and best score). Making one takes about 0.1 s of CPU, so it is
+position's winnability and best score). Making one takes about 10 ms of CPU, so it is
 made in a worker process, where it does not hold this process's GIL against the moves
 of other players; the analyses come back (about 1.4 MiB each) and are kept, bounded by
 memory, in ``ANALYSES``. A request waits at most ``ANALYSIS_SECONDS`` for one; past that
 it is answered without (the hint says no search was made) and the analysis is still kept
 when it arrives. Requests for the same deal share one job.
+
+Solver time is reported to the metrics (``tripeaks_solver_seconds{kind}``): "analysis", the
+worker's CPU time for one deal (its own clock, so time spent queued is not in it); "hint",
+"outlook" and "deal", the time the request spent on them here, waiting for the worker
+included.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
@@ -22,9 +28,10 @@ from typing import Final
 from app.engine import Game, GameCode, Rules
 from app.engine.analysis import ANALYSES, DealAnalysis, analyse
 from app.engine.solver import Hint, hint, solve
+from app.web.metrics import observe_solver, solver_timer
 
 ANALYSIS_SECONDS: Final = 10.0
-"""How long one request waits for a deal's analysis: about 0.1 s of CPU, and the first one
+"""How long one request waits for a deal's analysis: about 10 ms of CPU, and the first one
 starts the worker (about 1 s of CPU); a machine under heavy load stretches both."""
 WORKERS: Final = 1
 """Worker processes for analyses: one, so that the event loop keeps a core of two."""
@@ -38,24 +45,26 @@ class _Analyses:
     def __init__(self) -> None:
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
-        self._running: dict[GameCode, Future[DealAnalysis]] = {}
+        self._running: dict[GameCode, Future[tuple[DealAnalysis, float]]] = {}
 
-    def _job(self, code: GameCode) -> Future[DealAnalysis]:
+    def _job(self, code: GameCode) -> Future[tuple[DealAnalysis, float]]:
         with self._lock:
             job = self._running.get(code)
             if job is None:
                 if self._pool is None:
                     self._pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn"))
-                job = self._pool.submit(analyse, code)
+                job = self._pool.submit(_timed_analysis, code)
                 self._running[code] = job
                 job.add_done_callback(lambda done: self._finished(code, done))
             return job
 
-    def _finished(self, code: GameCode, job: Future[DealAnalysis]) -> None:
+    def _finished(self, code: GameCode, job: Future[tuple[DealAnalysis, float]]) -> None:
         with self._lock:
             self._running.pop(code, None)
         if not job.cancelled() and job.exception() is None:
-            ANALYSES.put(job.result())
+            analysis, seconds = job.result()
+            ANALYSES.put(analysis)
+            observe_solver(seconds, "analysis")
 
     def get(self, code: GameCode, timeout: float = ANALYSIS_SECONDS) -> DealAnalysis | None:
         """The deal's analysis, or ``None`` if it is not ready within ``timeout`` seconds."""
@@ -63,15 +72,25 @@ class _Analyses:
         if kept is not None:
             return kept
         try:
-            return self._job(code).result(timeout=timeout)
+            return self._job(code).result(timeout=timeout)[0]
         except FutureTimeout:
             return None
 
     def shutdown(self) -> None:
+        """Stop the worker: the analyses queued are dropped, the one running is waited for
+        (a worker the pool is not waited for outlives the server: it holds its own queue's
+        pipe open). The next analysis asked for starts a new pool."""
         with self._lock:
             pool, self._pool = self._pool, None
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _timed_analysis(code: GameCode) -> tuple[DealAnalysis, float]:
+    """The worker's job: the deal's analysis, and the CPU time it took."""
+    start = time.process_time()
+    analysis = analyse(code)
+    return analysis, time.process_time() - start
 
 
 analyses: Final = _Analyses()
@@ -87,7 +106,8 @@ class Outlook:
 
 @lru_cache(maxsize=4096)
 def _start_outlook(code: GameCode) -> Outlook:
-    analysis = analyses.get(code)
+    with solver_timer("outlook"):
+        analysis = analyses.get(code)
     if analysis is None:
         raise LookupError(code)
     start = analysis.start()
@@ -108,20 +128,22 @@ def deal_outlook(code: GameCode) -> Outlook:
 def hint_for(game: Game) -> Hint:
     """One action on a winning line (towards the best score), or how many undos lead back
     to one. If the worker is late, the hint is made here from the quick part of the
-    analysis alone (whether each position can be won: about 10 ms of CPU)."""
-    analysis = analyses.get(game.code)
-    if analysis is None:
-        analysis = analyse(game.code, scores=False)
-    return hint(game, analysis=analysis)
+    analysis alone (whether each position can be won: about 3 ms of CPU)."""
+    with solver_timer("hint"):
+        analysis = analyses.get(game.code)
+        if analysis is None:
+            analysis = analyse(game.code, scores=False)
+        return hint(game, analysis=analysis)
 
 
 def winnable_code(rules: Rules) -> GameCode:
     """A random deal proven winnable under ``rules`` (the quick search: about 5 ms a deal)."""
-    for _ in range(WINNABLE_TRIES):
-        code = GameCode.random(rules)
-        if solve(Game(code)).winnable:
-            note_winnable(code)
-            return code
+    with solver_timer("deal"):
+        for _ in range(WINNABLE_TRIES):
+            code = GameCode.random(rules)
+            if solve(Game(code)).winnable:
+                note_winnable(code)
+                return code
     raise RuntimeError("no winnable deal found")  # about (1/4) ** 60 for classic rules
 
 

@@ -164,3 +164,31 @@ def test_difficulty_rating() -> None:
     ]
     share = playout_share(CODE, 50)
     assert 0.0 <= share <= 1.0 and share == playout_share(CODE, 50)  # seeded by the deal
+
+
+@pytest.mark.parametrize("rules", list(Rules))
+def test_playouts_follow_the_game_s_rules(rules: Rules) -> None:
+    # The playouts run on the deal's masks; here the same player plays real games, drawing
+    # the same random numbers: the shares must be the same.
+    from app.engine.review import _splitmix
+
+    def with_games(code: GameCode, playouts: int) -> float:
+        numbers = _splitmix(code.number * 2 + (code.rules is Rules.CLASSIC))
+        won = 0
+        for _ in range(playouts):
+            game = Game(code)
+            while not game.is_over:
+                playable = game.playable_positions()
+                if playable:
+                    game.remove(playable[next(numbers) % len(playable)])
+                elif game.can_draw():
+                    game.draw()
+                else:
+                    break
+            won += game.is_over
+        return won / playouts
+
+    rng = random.Random(5)
+    for number in [0, 1, 2, *(rng.randrange(1 << 30) for _ in range(12))]:
+        code = GameCode(rules, number)
+        assert playout_share(code, 40) == with_games(code, 40), code.text()

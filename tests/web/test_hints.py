@@ -8,12 +8,15 @@ reference checks each one is what the test needs before the page is asked about 
 from __future__ import annotations
 
 import re
+import time
 from functools import cache
 
 from fastapi.testclient import TestClient
 
 from app.engine import DRAW, Game, GameCode, Rules, Status
 from app.store import MemoryStore
+from app.web.main import create_app
+from app.web.settings import Settings
 from tests.support import after_draws, best_scores, can_win, won_deal
 from tests.web.conftest import HX, game_id_of, text_of
 
@@ -162,3 +165,30 @@ def test_ending_a_game_leaves_the_outlook_to_its_own_request(client: TestClient)
     assert outlook.status_code == 200 and outlook.text.lstrip().startswith('<p id="outlook"')
     assert f"This deal could be won: the best possible score is {best}." in outlook.text
     assert "hx-trigger" not in outlook.text
+
+
+def test_a_hint_s_solver_time_is_in_the_metrics(app_settings: Settings, store: MemoryStore) -> None:
+    from tests.web.test_operators import sample
+
+    code = GameCode(Rules.CLASSIC, 4_321_987)  # a deal no other test analyses: the worker makes it
+    settings = app_settings.model_copy(update={"metrics": True})
+    with TestClient(create_app(settings, store=store)) as client:
+        before = client.get("/metrics").text
+        game_id = game_id_of(client.get(f"/g/{code.text()}").text)
+        assert client.post(f"/games/{game_id}/hint", headers=HX).status_code == 200
+        after = client.get("/metrics").text
+        for _ in range(50):  # the worker's time is reported as its job is done, maybe just after
+            if sample(after, "tripeaks_solver_seconds_count", kind="analysis") > sample(
+                before, "tripeaks_solver_seconds_count", kind="analysis"
+            ):
+                break
+            time.sleep(0.1)
+            after = client.get("/metrics").text
+
+    def grew(name: str, kind: str) -> float:
+        return sample(after, name, kind=kind) - sample(before, name, kind=kind)
+
+    assert grew("tripeaks_solver_seconds_count", "hint") == 1
+    assert grew("tripeaks_solver_seconds_sum", "hint") > 0
+    assert grew("tripeaks_solver_seconds_count", "analysis") == 1  # the worker's CPU time, reported back
+    assert grew("tripeaks_solver_seconds_sum", "analysis") > 0

@@ -26,6 +26,7 @@ def main(argv: list[str]) -> int:
     spec = importlib.util.spec_from_file_location("old_solver", path)
     assert spec is not None and spec.loader is not None
     old = importlib.util.module_from_spec(spec)
+    sys.modules["old_solver"] = old  # dataclasses look their module up while it loads
     spec.loader.exec_module(old)
     for number in range(start, stop):
         solution = old.solve(Game(GameCode(Rules(letter), number)), best=best)
