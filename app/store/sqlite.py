@@ -21,7 +21,7 @@ loss, and nobody is answered before that. ``NORMAL`` still syncs the log's heade
 log starts over, and the log before a checkpoint copies it into the database file
 (https://www.sqlite.org/pragma.html#pragma_synchronous, https://www.sqlite.org/wal.html).
 
-The sync thread also checkpoints, once a second (:meth:`_checkpoint`).
+A checkpoint thread copies the log into the database file once a second (:meth:`_checkpoint`).
 """
 
 from __future__ import annotations
@@ -57,6 +57,9 @@ BACKSTOP_CHECKPOINT_PAGES: Final = 20_000
 _BUSY: Final = 5
 _READONLY: Final = 8
 _fdatasync: Final = getattr(os, "fdatasync", os.fsync)
+
+Waiter = Future[None] | asyncio.Future[None]
+"""A writer waiting for the sync after its commit: a thread's, or a coroutine's on its loop."""
 
 
 def _code(error: sqlite3.Error) -> int:
@@ -94,13 +97,21 @@ class SqliteDatabase:
         self._readers: list[sqlite3.Connection] = []  # idle; list.pop/append are atomic
         self._generation = 0  # one more each time every connection is opened afresh
         self._wake = threading.Condition()
-        self._waiting: list[Future[None]] = []  # committed, waiting for the next sync
-        self._closed = False
+        self._waiting: list[Waiter] = []  # committed, waiting for the next sync
+        self._wal_fd: int | None = None  # the sync thread's
+        self._wal_generation = -1
+        self._closing = threading.Event()
         self._stopped = False  # the sync thread has ended (set under _wake)
         self.syncs = 0
         """How many syncs the thread made (fewer than the commits under load)."""
-        self._thread = threading.Thread(target=self._sync_loop, name="tripeaks-sqlite-sync", daemon=True)
-        self._thread.start()
+        self._threads = (
+            threading.Thread(target=self._sync_loop, name="tripeaks-sqlite-sync", daemon=True),
+            threading.Thread(
+                target=self._checkpoint_loop, name="tripeaks-sqlite-checkpoint", daemon=True
+            ),
+        )
+        for thread in self._threads:
+            thread.start()
 
     # -- connections ------------------------------------------------------------------------
 
@@ -135,7 +146,8 @@ class SqliteDatabase:
             ):
                 raise StoreUnavailable(str(error)) from error
             raise
-        if generation == self._generation and len(self._readers) < READERS_KEPT and not self._closed:
+        kept = len(self._readers) < READERS_KEPT and not self._closing.is_set()
+        if kept and generation == self._generation:
             self._readers.append(conn)
         else:
             conn.close()
@@ -171,7 +183,10 @@ class SqliteDatabase:
                 break
             time.sleep(tries.pause())
         if self.synced_after_commit:
-            self._synced().result()
+            synced: Future[None] = Future()
+            synced.set_running_or_notify_cancel()
+            self._wait_for_sync(synced)
+            synced.result()
         return made[0]
 
     async def awrite(self, job: Callable[[sqlite3.Connection], T]) -> T:
@@ -187,7 +202,9 @@ class SqliteDatabase:
                     break
             await asyncio.sleep(tries.pause())
         if self.synced_after_commit:
-            await asyncio.wrap_future(self._synced())
+            synced: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._wait_for_sync(synced)
+            await synced  # cancelled, the request's write stands
         return made[0]
 
     def _attempt(self, job: Callable[[sqlite3.Connection], T], tries: _Tries) -> tuple[T] | None:
@@ -199,7 +216,7 @@ class SqliteDatabase:
         write was written.
         """
         while True:
-            if self._closed:
+            if self._closing.is_set():
                 raise StoreUnavailable("the store is closed")
             try:
                 if self._writer is None:
@@ -228,58 +245,73 @@ class SqliteDatabase:
                     continue
                 raise StoreUnavailable(str(error)) from error
 
-    def _synced(self) -> Future[None]:
-        """A future set once the log has been synced after this moment (after one's commit)."""
-        future: Future[None] = Future()
-        future.set_running_or_notify_cancel()  # a cancelled request leaves its write standing
+    def _wait_for_sync(self, waiter: Waiter) -> None:
+        """Hand ``waiter`` (set once the log has been synced after this moment, i.e. after
+        one's commit) to the sync thread; if it has ended (the store closed), sync here."""
         with self._wake:
             stopped = self._stopped
             if not stopped:
-                self._waiting.append(future)
+                self._waiting.append(waiter)
                 self._wake.notify()
-        if stopped:  # committed as the store closed: sync here
-            self._sync_now([future])
-        return future
+        if stopped:
+            self._sync_now([waiter])
 
     # -- the sync thread --------------------------------------------------------------------
 
     def _sync_loop(self) -> None:
-        """Sync the log for whoever waits; once a second, a checkpoint. Ends with the store."""
-        next_checkpoint = time.monotonic() + CHECKPOINT_EVERY_S
+        """Sync the log for whoever waits, until the store closes."""
         while True:
             with self._wake:
-                while not self._waiting and not self._closed:
-                    if not self._wake.wait(max(0.0, next_checkpoint - time.monotonic())):
-                        break
+                while not self._waiting and not self._closing.is_set():
+                    self._wake.wait()
                 waiting, self._waiting = self._waiting, []
-                if self._closed and not waiting:
+                if not waiting:  # closed, and nobody waits any more
                     self._stopped = True
                     return
-            if waiting:
-                self._sync_now(waiting)
-            if time.monotonic() >= next_checkpoint and not self._closed:
-                self._checkpoint()
-                next_checkpoint = time.monotonic() + CHECKPOINT_EVERY_S
+            self._sync_now(waiting)
 
-    def _sync_now(self, waiting: list[Future[None]]) -> None:
-        """``fdatasync`` the log; the commits of ``waiting`` were made before: they go on."""
+    def _sync_now(self, waiting: list[Waiter]) -> None:
+        """``fdatasync`` the log; the commits of ``waiting`` were made before: they go on.
+
+        The log's descriptor is kept (each system call here may have to take the GIL back
+        from the busy event loop afterwards): SQLite makes the log anew only after every
+        connection to the file closed, which in this process means :meth:`_reopen`.
+        """
         error: BaseException | None = None
         try:
-            fd = os.open(self.wal, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-            try:
-                _fdatasync(fd)
-            finally:
-                os.close(fd)
-        except FileNotFoundError:
-            pass  # the last connection closed and checkpointed it all: on disk already
+            if self._wal_fd is None or self._wal_generation != self._generation:
+                self._close_wal()
+                self._wal_generation = self._generation
+                self._wal_fd = os.open(self.wal, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            _fdatasync(self._wal_fd)
         except OSError as failed:  # their commits were made, but are not known to be on disk
+            self._close_wal()
             error = StoreUnavailable(f"cannot sync the database's log to disk: {failed}")
         self.syncs += 1
-        for future in waiting:
-            if error is None:
-                future.set_result(None)
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
+        for waiter in waiting:
+            if isinstance(waiter, asyncio.Future):
+                by_loop.setdefault(waiter.get_loop(), []).append(waiter)
+            elif error is None:
+                waiter.set_result(None)
             else:
-                future.set_exception(error)
+                waiter.set_exception(error)
+        for loop, futures in by_loop.items():  # one wake-up per loop, however many wait
+            with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
+                loop.call_soon_threadsafe(_settle, futures, error)
+
+    def _close_wal(self) -> None:
+        fd, self._wal_fd = self._wal_fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    # -- the checkpoint thread --------------------------------------------------------------
+
+    def _checkpoint_loop(self) -> None:
+        """Every second, :meth:`_checkpoint`, until the store closes."""
+        while not self._closing.wait(CHECKPOINT_EVERY_S):
+            self._checkpoint()
 
     def _checkpoint(self) -> None:
         """Copy the log into the database file, and start the log over once it has grown.
@@ -315,13 +347,26 @@ class SqliteDatabase:
             log.debug("checkpoint skipped: %s", error)
 
     def close(self) -> None:
-        """Sync for whoever still waits, stop the thread, close the connections."""
+        """Sync for whoever still waits, stop the threads, close the connections."""
+        self._closing.set()
         with self._wake:
-            self._closed = True
             self._wake.notify()
-        self._thread.join(timeout=10)
+        for thread in self._threads:
+            thread.join(timeout=10)
         with self._write_lock:
             self._reopen()
+        self._close_wal()
+
+
+def _settle(futures: list[asyncio.Future[None]], error: BaseException | None) -> None:
+    """On a loop: the sync covering these coroutines' commits is done (or failed)."""
+    for future in futures:
+        if future.done():  # the request was cancelled; its write stands
+            continue
+        if error is None:
+            future.set_result(None)
+        else:
+            future.set_exception(error)
 
 
 def prepare(connection: sqlite3.Connection, busy_timeout_s: float, synchronous: str) -> None:

@@ -99,9 +99,10 @@ def test_sqlite_sync_thread_stops_with_the_store(tmp_path: Path) -> None:
     assert run(store.aupdate(stored.id, draw)) is not None
     database = store._db
     assert isinstance(database, SqliteDatabase)
-    assert database._thread.is_alive() and database.syncs >= 2  # the create's, the move's
+    assert all(t.is_alive() for t in database._threads)
+    assert database.syncs >= 2  # the create's, the move's
     store.close()
-    assert not database._thread.is_alive()
+    assert not any(t.is_alive() for t in database._threads)
     with pytest.raises(StoreUnavailable, match="closed"):
         run(store.aupdate(stored.id, draw))
     with pytest.raises(StoreUnavailable, match="closed"):

@@ -251,4 +251,4 @@ def test_sqlite_checkpoints_run_in_the_background_and_stop_with_the_store(tmp_pa
         assert path.stat().st_size > before, "no checkpoint copied the log into the database file"
     finally:
         store.close()
-    assert isinstance(store._db, SqliteDatabase) and not store._db._thread.is_alive()
+    assert isinstance(store._db, SqliteDatabase) and not any(t.is_alive() for t in store._db._threads)
