@@ -284,6 +284,8 @@ class SqliteDatabase:
                 self._wal_generation = self._generation
                 self._wal_fd = os.open(self.wal, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
             _fdatasync(self._wal_fd)
+        except FileNotFoundError:  # the last connection closed: it copied the log into the
+            self._close_wal()  # database file and synced it, so the commits are on disk
         except OSError as failed:  # their commits were made, but are not known to be on disk
             self._close_wal()
             error = StoreUnavailable(f"cannot sync the database's log to disk: {failed}")
