@@ -11,7 +11,8 @@ a "move" is one such request (the deals it takes are part of its cost, as in
     .venv/bin/python bench/inprocess.py [--requests 3000] [--database-url memory://]
     .venv/bin/python bench/inprocess.py --instructions      # needs valgrind; a few minutes
 
-The CPU time is this process's: the store's log sync helper process is not counted.
+The CPU time is this process's, its threads' included (the SQLite store's sync and
+checkpoint threads).
 """
 
 from __future__ import annotations

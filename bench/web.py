@@ -207,7 +207,7 @@ async def run(players: list[Player], what: str, seconds: float, think_ms: float)
 
 def cpu_seconds(pid: int) -> float:
     """CPU time (user + system) the server has used so far, from /proc: the process and
-    the processes it started (the store's log sync helper), which share the same CPUs."""
+    the processes it started (the hint analysis's workers, say), which share the same CPUs."""
     total = 0
     for each in [pid, *children(pid)]:
         try:

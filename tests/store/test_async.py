@@ -1,5 +1,5 @@
 """The store's coroutine methods (``aget``, ``aupdate``, ``aread``) on every backend.
-How the SQLite store makes and syncs the writes coroutines await is in test_sqlite_writes.py."""
+How the SQLite store makes and syncs its writes is in test_sqlite_writes.py."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from app.engine import Game, GameCode, RefusedAction
 from app.store.base import GameStore, StoredGame, StoreUnavailable
 from app.store.sql import SqlStore
+from app.store.sqlite import SqliteDatabase
 from tests.store.conftest import BACKENDS
 from tests.store.helpers import draw, run
 
@@ -92,19 +93,20 @@ def test_many_coroutines_save_at_once_and_nothing_is_lost(store: GameStore) -> N
         assert store.get(final.id) == final
 
 
-def test_sqlite_threads_and_the_sync_helper_stop_with_the_store(tmp_path: Path) -> None:
+def test_sqlite_sync_thread_stops_with_the_store(tmp_path: Path) -> None:
     store = SqlStore(f"sqlite:///{tmp_path}/t.db")
     stored = store.create(Game(CODE), None)
     assert run(store.aupdate(stored.id, draw)) is not None
-    assert store._log is not None
-    helper = store._log._helper
-    assert helper is not None and helper.poll() is None
-    assert store._committer is not None and store._committer.is_alive()
+    database = store._db
+    assert isinstance(database, SqliteDatabase)
+    assert all(t.is_alive() for t in database._threads)
+    assert database.syncs >= 2  # the create's, the move's
     store.close()
-    assert not store._committer.is_alive()
-    assert helper.poll() is not None  # the log sync helper ended with its pipe
-    with pytest.raises(StoreUnavailable):
+    assert not any(t.is_alive() for t in database._threads)
+    with pytest.raises(StoreUnavailable, match="closed"):
         run(store.aupdate(stored.id, draw))
+    with pytest.raises(StoreUnavailable, match="closed"):
+        store.update(stored.id, draw)
 
 
 @pytest.mark.parametrize("database_url", BACKENDS, indirect=True)

@@ -11,12 +11,13 @@ import pytest
 from sqlalchemy import Connection, text
 
 from app.engine import DRAW, Game, GameCode
-from app.store import sql
-from app.store.base import StoredGame, StoreUnavailable, VersionConflict
+from app.store import sqlite
+from app.store.base import StoredGame, StoreUnavailable
 from app.store.factory import open_store
 from app.store.memory import MemoryStore
-from app.store.schema import SCHEMA_VERSION, SchemaTooNew
-from app.store.sql import SqlStore, _Pending, database_url
+from app.store.schema import SCHEMA_VERSION, SchemaTooNew, migrate
+from app.store.sql import SqlStore, database_url
+from app.store.sqlite import SqliteDatabase
 from tests.store.conftest import SQL_BACKENDS
 from tests.store.helpers import run
 
@@ -100,7 +101,7 @@ def test_migrations_run_in_order(database_url: str, monkeypatch: pytest.MonkeyPa
         conn.execute(text("ALTER TABLE tp_players ADD COLUMN note VARCHAR(10)"))
 
     monkeypatch.setattr("app.store.schema.SCHEMA_VERSION", following)
-    monkeypatch.setitem(sql.migrate.__globals__["MIGRATIONS"], following, step)
+    monkeypatch.setitem(migrate.__globals__["MIGRATIONS"], following, step)
     store = SqlStore(database_url)
     try:
         with store._engine.connect() as conn:
@@ -149,8 +150,8 @@ def test_postgres_unreachable_is_store_unavailable() -> None:
 def test_sqlite_locked_is_store_unavailable_and_changes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caller: str
 ) -> None:
-    """A thread that writes for itself, or a coroutine whose write the commit thread makes."""
-    monkeypatch.setattr(sql, "SQLITE_BUSY_TIMEOUT_S", 0.2)
+    """A thread that waits for the lock, or a coroutine that backs off: both give up in time."""
+    monkeypatch.setattr(sqlite, "BUSY_TIMEOUT_S", 0.2)
     path = tmp_path / "t.db"
     store = SqlStore(f"sqlite:///{path}")
 
@@ -179,60 +180,25 @@ def test_sqlite_locked_is_store_unavailable_and_changes_nothing(
         store.close()
 
 
-def test_group_commit_isolates_each_write(tmp_path: Path) -> None:
-    """In one batch: a conflict fails alone; a job failing after it wrote is redone alone."""
+def test_a_write_that_fails_after_it_wrote_writes_nothing(tmp_path: Path) -> None:
+    """Each write is a transaction of its own: one that fails is rolled back, alone."""
     store = SqlStore(f"sqlite:///{tmp_path}/t.db")
     try:
         a = store.create(Game(CODE), None)
-        b = store.create(Game(CODE), None)
-        drawn = a.game.copy()
-        drawn.draw()
-        stale = b  # will conflict: b is saved first in the same batch
-        b_drawn = b.game.copy()
-        b_drawn.draw()
-        attempts = {"broken": 0}
 
-        def broken(conn: Connection) -> None:
-            attempts["broken"] += 1
-            conn.execute(text("UPDATE tp_games SET moves = 99 WHERE id = :id"), {"id": a.id})
+        def broken(conn: sqlite3.Connection) -> None:
+            conn.execute("UPDATE tp_games SET moves = 99 WHERE id = ?", (a.id,))
             raise RuntimeError("a bug after a write")
 
-        def save_job(stored: object, game: Game) -> _Pending:
-            holder: dict[str, object] = {}
-
-            def job(conn: Connection) -> None:
-                values = store._columns(game)
-                values.update(
-                    b_id=stored.id,  # type: ignore[attr-defined]
-                    b_version=stored.version,  # type: ignore[attr-defined]
-                    b_new_version=stored.version + 1,  # type: ignore[attr-defined]
-                    b_updated=1.0,
-                    b_touch_before=0.0,
-                )
-                if conn.execute(sql._SAVE, values).rowcount != 1:
-                    raise VersionConflict("x")
-                holder["ok"] = True
-
-            return _Pending(job)
-
-        batch = [
-            save_job(a, drawn),
-            save_job(b, b_drawn),
-            save_job(stale, b_drawn),
-            _Pending(broken),
-        ]
-        with store._commit_lock:
-            store._run_batch(batch)
-        assert all(p.done for p in batch)
-        assert batch[0].error is None and batch[1].error is None
-        assert isinstance(batch[2].error, VersionConflict)
-        assert isinstance(batch[3].error, RuntimeError) and attempts["broken"] == 2
-        got_a, got_b = store.get(a.id), store.get(b.id)
-        assert got_a is not None and got_a.version == 2 and got_a.game == drawn
-        assert got_b is not None and got_b.version == 2 and got_b.game == b_drawn
-        with store._engine.connect() as conn:
-            moves = conn.execute(text("SELECT moves FROM tp_games WHERE id = :id"), {"id": a.id})
-            assert moves.scalar_one() == 1  # the broken job's write was rolled back
+        database = store._db
+        assert isinstance(database, SqliteDatabase)
+        with pytest.raises(RuntimeError, match="a bug"):
+            database.write(broken)
+        drawn = a.game.copy()
+        drawn.draw()
+        saved = store.save(a, drawn)  # the next write goes on
+        got = store.get(a.id)
+        assert got is not None and got == saved and got.game.moves == 1  # not 99
     finally:
         store.close()
 
@@ -269,8 +235,8 @@ def test_many_threads_many_games(database_url: str) -> None:
 
 
 def test_sqlite_checkpoints_run_in_the_background_and_stop_with_the_store(tmp_path: Path) -> None:
-    """The write-ahead log is copied into the database file by a thread of the store's own,
-    not by whichever commit crosses SQLite's threshold (which is set far above this test)."""
+    """The write-ahead log is copied into the database file by the store's sync thread, not
+    by whichever commit crosses SQLite's threshold (which is set far above this test)."""
     path = tmp_path / "games.db"
     store = SqlStore(f"sqlite:///{path}")
     try:
@@ -279,10 +245,10 @@ def test_sqlite_checkpoints_run_in_the_background_and_stop_with_the_store(tmp_pa
             store.create(Game(GameCode.parse("TP1-E-AAAAAAB")), f"player-{number:04d}-xxxxxxxx")
         wal = path.with_name(path.name + "-wal")
         assert wal.stat().st_size > 0
-        deadline = time.monotonic() + 60  # the thread checkpoints every second, when it runs
+        deadline = time.monotonic() + 60  # the thread checkpoints every second
         while path.stat().st_size <= before and time.monotonic() < deadline:
-            time.sleep(0.1)  # waits for the store's checkpoint thread
+            time.sleep(0.1)  # waits for the store's sync thread
         assert path.stat().st_size > before, "no checkpoint copied the log into the database file"
     finally:
         store.close()
-    assert store._checkpointer is not None and not store._checkpointer.is_alive()
+    assert isinstance(store._db, SqliteDatabase) and not any(t.is_alive() for t in store._db._threads)

@@ -1,0 +1,152 @@
+"""Results, deal records and statistics in SQL: recorded inside the caller's transaction, read on their own.
+
+This module owns the rules' SQL side: :func:`record` writes (or improves) a game's result and
+its deal's record in the transaction of the write that ended or left the game, with the rows
+locked game → deal (so writers never deadlock, and of several games winning one deal at
+once exactly one is the first winner). The rules themselves (what improves, which feats)
+are :mod:`app.store.base` and :mod:`app.store.deals`, shared with the memory store.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from app.engine import Game, GameCode, Rules
+from app.store.base import (
+    DealRecord,
+    GameResult,
+    PlayerStats,
+    game_outcome,
+    improves,
+    line_text,
+    player_stats_of,
+    run_and_time,
+)
+from app.store.deals import DealRow, epoch_to_datetime, feats_from_text, feats_text, merge, to_record
+from app.store.queries import (
+    DEAL,
+    DEAL_TO_RECORD,
+    GAME_TO_RECORD,
+    HOLDER_NAMES,
+    INSERT_RESULT,
+    NEW_DEAL,
+    PLAYER_RESULTS,
+    RECENT_RESULTS,
+    RESULT,
+    SAVE_DEAL,
+    UPDATE_RESULT,
+    Db,
+    run,
+)
+from app.store.schema import DEAL_FIELDS
+
+
+def record(db: Db, game_id: str, game: Game | None, now: float) -> GameResult | None:
+    """Record (or improve) a game's result and its deal's record, in the caller's transaction.
+
+    ``game`` is the game as just saved, or ``None`` to read it (a game left or removed).
+    Returns the result when this recorded or improved it.
+    """
+    row = run(db, GAME_TO_RECORD, {"b_id": game_id}).fetchone()
+    if row is None:
+        return None
+    seq, owner, state = row
+    if game is None:
+        game = Game.from_dict(json.loads(state))
+    outcome = game_outcome(game)
+    if outcome is None:
+        return None
+    won, score, cards_left, moves = outcome
+    previous = result(db, game_id)
+    if not improves(won, cards_left, previous):
+        return None
+    code = game.code_text()
+    run(db, NEW_DEAL, {"b_code": code})
+    deal_row = run(db, DEAL_TO_RECORD, {"b_code": code}).fetchone()
+    deal = DealRow(code, **dict(zip(DEAL_FIELDS, deal_row, strict=True)))
+    feats = merge(
+        deal,
+        game_id=game_id,
+        player=owner,
+        won=won,
+        score=score,
+        cards_left=cards_left,
+        at=now,
+        first_result=previous is None,
+    )
+    run(db, SAVE_DEAL, {"b_code": code, **{"b_" + name: getattr(deal, name) for name in DEAL_FIELDS}})
+    line = line_text(game)
+    longest_run, seconds = run_and_time(game)
+    values = {
+        "b_game_id": game_id,
+        "b_won": won,
+        "b_score": score,
+        "b_cards_left": cards_left,
+        "b_moves": moves,
+        "b_feats": feats_text(feats),
+        "b_at": now,
+        "b_line": line,
+        "b_longest_run": longest_run,
+        "b_seconds": seconds,
+    }
+    if previous is None:
+        values.update(b_game_seq=seq, b_player=owner, b_code=code, b_rules=game.rules.letter)
+        run(db, INSERT_RESULT, values)
+    else:
+        run(db, UPDATE_RESULT, values)
+    return GameResult(
+        game_id, owner, code, won, score, cards_left, moves, feats, epoch_to_datetime(now),
+        longest_run, seconds, line,
+    )  # fmt: skip
+
+
+def result(db: Db, game_id: str) -> GameResult | None:
+    """The game's recorded result, or ``None``."""
+    row = run(db, RESULT, {"b_id": game_id}).fetchone()
+    return _result_of(row) if row is not None else None
+
+
+def recent_results(db: Db, player: str, limit: int) -> list[GameResult]:
+    rows = run(db, RECENT_RESULTS, {"b_player": player, "b_limit": limit}).fetchall()
+    return [_result_of(row) for row in rows]
+
+
+def deal_record(db: Db, code: GameCode) -> DealRecord | None:
+    """The deal's record, its holders named as they are called now."""
+    text = code.text()
+    found = run(db, DEAL, {"b_code": text}).fetchone()
+    if found is None:
+        return None
+    row = DealRow(text, **dict(zip(DEAL_FIELDS, found, strict=True)))
+    first, best, unfinished = holders = (row.first_player, row.best_player, row.unfinished_player)
+    names: dict[str, str | None] = {}
+    if any(holders):
+        params = {"b_first": first, "b_best": best, "b_unfinished": unfinished}
+        names = dict(run(db, HOLDER_NAMES, params).fetchall())
+    return to_record(row, lambda player: names.get(player) if player is not None else None)
+
+
+def player_stats(db: Db, player: str) -> list[PlayerStats]:
+    """The player's statistics per rule set, from their results in the order of the games."""
+    rows = run(db, PLAYER_RESULTS, {"b_player": player}).fetchall()
+    return [
+        player_stats_of(
+            rules,
+            [
+                (bool(won), score, longest_run, seconds)
+                for letter, won, score, longest_run, seconds in rows
+                if letter == rules.letter
+            ],
+        )
+        for rules in Rules
+    ]
+
+
+def _result_of(row: Any) -> GameResult:
+    """A result from a row of :data:`app.store.queries.RESULT_COLUMNS`."""
+    found_id, player, code, won, score, cards_left, moves, feats, at, longest_run, seconds, line = row
+    return GameResult(
+        found_id, player, code, bool(won), score, cards_left, moves, feats_from_text(feats),
+        epoch_to_datetime(at), longest_run, seconds, line,
+    )  # fmt: skip
