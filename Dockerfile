@@ -36,14 +36,12 @@ print("\n".join(p["project"]["dependencies"] + p["project"]["optional-dependenci
     && rm /tmp/requirements.txt
 
 # Then the code: a plain (not editable) install of the package, with its catalogs compiled.
-# The templates and static files go where the installed package looks for them (next to it).
+# The templates and static files are package data (setup.py): the wheel carries them.
 COPY . ./
 RUN pybabel compile --statistics -d app/i18n/locales -D messages \
     && pip install --no-deps --no-build-isolation . \
     && install -m 755 scripts/healthcheck.py /usr/local/bin/tripeaks-healthcheck \
-    && cd / && site="$(python -c 'import app, pathlib; print(pathlib.Path(app.__file__).parents[1])')" \
-    && cp -r /src/templates /src/static "$site"/ \
-    && rm -rf /src
+    && cd / && rm -rf /src
 
 WORKDIR /data
 USER tripeaks
