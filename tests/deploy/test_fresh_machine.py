@@ -123,6 +123,16 @@ def wait_for_own_network(process: subprocess.Popen[bytes], timeout: float = 60) 
         time.sleep(0.05)  # waits for unshare(2) in the child process
 
 
+def quick_start() -> list[str]:
+    """The commands of the README's quick start (its first code block), comments left out."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block, "the README's quick start has no sh block"
+    lines = (line.split("#", 1)[0].strip() for line in block.group(1).splitlines())
+    return [line for line in lines if line]
+
+
 def steps(output: str) -> dict[str, int]:
     return {name: int(rc) for name, rc in re.findall(r"^@@ (\S+) rc=(\d+)$", output, re.M)}
 
@@ -135,8 +145,7 @@ def test_the_readme_commands_work_on_a_fresh_debian_as_root_without_sudo(tmp_pat
     for tool in ("unshare", "chroot", "slirp4netns", "ip"):
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} is needed (.ci/run installs it)")
-    readme = (ROOT / "README.md").read_text()
-    assert "make run" in readme and "make test" in readme
+    assert quick_start() == ["make run", "make test"], "the README's quick start is these two commands"
 
     tarball = debian_root(("python3", "make"))
     root = Path(tempfile.mkdtemp(prefix="tripeaks-fresh-", dir=CACHE))
