@@ -22,6 +22,22 @@ RUN useradd --create-home --uid 10001 --user-group tripeaks \
     && chown tripeaks:tripeaks /data \
     && python3 -m venv /opt/tripeaks
 
+# How it runs, said before the code is copied: these steps stay cached across code changes, and
+# only the two code steps (and WORKDIR, USER) are made again.
+# TRIPEAKS_PORT: the port served inside the container (and checked by the HEALTHCHECK).
+# TRIPEAKS_WORKERS: server processes (each its own store connection; see docs/deploy.md).
+# The secret key: TRIPEAKS_SECRET_KEY, or TRIPEAKS_SECRET_KEY_FILE (a mounted secret, such as
+# /run/secrets/tripeaks_secret_key); unset, a key is made once and kept in /data/secret_key.
+ENV TRIPEAKS_DATA_DIR=/data \
+    TRIPEAKS_DATABASE_URL=sqlite:////data/tripeaks.db \
+    TRIPEAKS_PORT=8000 \
+    TRIPEAKS_WORKERS=1
+VOLUME ["/data"]
+EXPOSE 8000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=2 \
+    CMD ["tripeaks-healthcheck"]
+CMD ["sh", "-c", "exec tripeaks serve --host 0.0.0.0 --port \"$TRIPEAKS_PORT\" --workers \"$TRIPEAKS_WORKERS\""]
+
 # The dependencies first (with the redis extra, for rate limits shared by several servers), from
 # pyproject.toml and constraints.txt alone: this layer is kept until one of those two files
 # changes, so a code change does not reinstall them.
@@ -36,27 +52,12 @@ print("\n".join(p["project"]["dependencies"] + p["project"]["optional-dependenci
     && rm /tmp/requirements.txt
 
 # Then the code: a plain (not editable) install of the package, with its catalogs compiled.
-# The templates and static files go where the installed package looks for them (next to it).
+# The templates and static files are package data (setup.py): the wheel carries them.
 COPY . ./
 RUN pybabel compile --statistics -d app/i18n/locales -D messages \
     && pip install --no-deps --no-build-isolation . \
     && install -m 755 scripts/healthcheck.py /usr/local/bin/tripeaks-healthcheck \
-    && cd / && site="$(python -c 'import app, pathlib; print(pathlib.Path(app.__file__).parents[1])')" \
-    && cp -r /src/templates /src/static "$site"/ \
-    && rm -rf /src
+    && cd / && rm -rf /src
 
 WORKDIR /data
 USER tripeaks
-# TRIPEAKS_PORT: the port served inside the container (and checked by the HEALTHCHECK).
-# TRIPEAKS_WORKERS: server processes (each its own store connection; see docs/deploy.md).
-# The secret key: TRIPEAKS_SECRET_KEY, or TRIPEAKS_SECRET_KEY_FILE (a mounted secret, such as
-# /run/secrets/tripeaks_secret_key); unset, a key is made once and kept in /data/secret_key.
-ENV TRIPEAKS_DATA_DIR=/data \
-    TRIPEAKS_DATABASE_URL=sqlite:////data/tripeaks.db \
-    TRIPEAKS_PORT=8000 \
-    TRIPEAKS_WORKERS=1
-VOLUME ["/data"]
-EXPOSE 8000
-HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=2 \
-    CMD ["tripeaks-healthcheck"]
-CMD ["sh", "-c", "exec tripeaks serve --host 0.0.0.0 --port \"$TRIPEAKS_PORT\" --workers \"$TRIPEAKS_WORKERS\""]

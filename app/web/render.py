@@ -35,8 +35,17 @@ from app.web.daily import daily_deal
 from app.web.views import TABLEAU_ORDER, Slot, playable_cards
 
 ROOT: Final = Path(__file__).resolve().parents[2]
-TEMPLATES_DIR: Final = ROOT / "templates"
-STATIC_DIR: Final = ROOT / "static"
+
+
+def _assets(name: str) -> Path:
+    """``templates`` or ``static``: inside the package where a wheel installed them (setup.py),
+    else at the top of the checkout (a checkout, or an editable install of one)."""
+    packaged = Path(__file__).resolve().parents[1] / name
+    return packaged if packaged.is_dir() else ROOT / name
+
+
+TEMPLATES_DIR: Final = _assets("templates")
+STATIC_DIR: Final = _assets("static")
 
 
 @cache

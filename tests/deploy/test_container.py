@@ -78,7 +78,9 @@ def build(podman: Podman, context: Path, tag: str, base: str) -> str:
         args += ["--secret", f"id=ca,src={bundle}"]
     began = time.monotonic()
     log = podman.run(*args, str(context), timeout=1500).stdout
-    print(f"podman build of {context.name}: {time.monotonic() - began:.0f} s")
+    steps = re.findall(r"^STEP \d+/\d+: ", log, re.M)
+    print(f"podman build of {context.name}: {time.monotonic() - began:.0f} s, "
+          f"{log.count('--> Using cache')} of {len(steps)} steps from the cache")
     return log
 
 

@@ -40,13 +40,15 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 CHECKOUT = "/root/tri peaks"
 INNER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-# What runs in the chroot. Each step prints "@@ <step> rc=<status>"; its output goes to logs/.
+# What runs in the chroot. Each step prints "@@ <step> rc=<status> at=<seconds since the start>s";
+# its output goes to logs/.
 INNER = r"""#!/bin/sh
 set -u
 cd "$CHECKOUT"
 logs=/root/logs
 mkdir -p "$logs"
-step() { echo "@@ $1 rc=$2"; }
+began=$(date +%s)
+step() { echo "@@ $1 rc=$2 at=$(($(date +%s) - began))s"; }
 
 cp scripts/install-system-deps /tmp/install-system-deps  # where nobody can read it (not under /root)
 (cd /tmp && setpriv --reuid=65534 --regid=65534 --clear-groups sh /tmp/install-system-deps) > "$logs/nosudo.log" 2>&1
@@ -123,8 +125,18 @@ def wait_for_own_network(process: subprocess.Popen[bytes], timeout: float = 60) 
         time.sleep(0.05)  # waits for unshare(2) in the child process
 
 
+def quick_start() -> list[str]:
+    """The commands of the README's quick start (its first code block), comments left out."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block, "the README's quick start has no sh block"
+    lines = (line.split("#", 1)[0].strip() for line in block.group(1).splitlines())
+    return [line for line in lines if line]
+
+
 def steps(output: str) -> dict[str, int]:
-    return {name: int(rc) for name, rc in re.findall(r"^@@ (\S+) rc=(\d+)$", output, re.M)}
+    return {name: int(rc) for name, rc in re.findall(r"^@@ (\S+) rc=(\d+)(?: at=\d+s)?$", output, re.M)}
 
 
 def test_the_readme_commands_work_on_a_fresh_debian_as_root_without_sudo(tmp_path: Path) -> None:
@@ -135,8 +147,7 @@ def test_the_readme_commands_work_on_a_fresh_debian_as_root_without_sudo(tmp_pat
     for tool in ("unshare", "chroot", "slirp4netns", "ip"):
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} is needed (.ci/run installs it)")
-    readme = (ROOT / "README.md").read_text()
-    assert "make run" in readme and "make test" in readme
+    assert quick_start() == ["make run", "make test"], "the README's quick start is these two commands"
 
     tarball = debian_root(("python3", "make"))
     root = Path(tempfile.mkdtemp(prefix="tripeaks-fresh-", dir=CACHE))
@@ -179,7 +190,8 @@ def test_the_readme_commands_work_on_a_fresh_debian_as_root_without_sudo(tmp_pat
                     process.kill()
                     process.wait()
         text = output.read_text(errors="replace")
-        logs = tmp_path / "logs"  # kept after the root is removed (pytest keeps tmp_path)
+        logs = CACHE / "fresh-machine-logs"  # the last run's, kept after the root is removed
+        shutil.rmtree(logs, ignore_errors=True)
         if (root / "root/logs").is_dir():
             shutil.copytree(root / "root/logs", logs)
 
@@ -189,6 +201,7 @@ def test_the_readme_commands_work_on_a_fresh_debian_as_root_without_sudo(tmp_pat
 
         done = steps(text)
         print(f"fresh machine: steps {done}; logs in {logs}")
+        print("fresh machine: " + ", ".join(re.findall(r"^@@ (\S+ rc=\d+ at=\d+s)$", text, re.M)))
         assert done.get("nosudo", 0) != 0, log("nosudo")
         assert "needs root" in log("nosudo") and "apt-get install" in log("nosudo"), log("nosudo")
         assert done.get("halfvenv", 0) != 0 and "halfvenv-left" in done, text + log("halfvenv")
@@ -197,7 +210,8 @@ def test_the_readme_commands_work_on_a_fresh_debian_as_root_without_sudo(tmp_pat
         test_log = log("test")
         assert done.get("test") == 0, f"make test failed:\n{text}\n{test_log[-8000:]}"
         summary = test_log.strip().splitlines()[-1]
-        assert re.search(r"\d+ passed", summary) and "failed" not in summary and "error" not in summary, summary
+        assert re.search(r"\d+ passed", summary), summary
+        assert not re.search(r"\d+ (failed|errors?)\b", summary), summary  # "2 xfailed" is fine
         skipped_postgres = [line for line in test_log.splitlines()
                             if line.startswith("SKIPPED") and "PostgreSQL is not reachable" in line]
         assert skipped_postgres, "the PostgreSQL tests did not skip, or gave no reason:\n" + test_log[-5000:]

@@ -38,6 +38,7 @@ import httpx
 import pytest
 
 from app.store.sql import SqlStore
+from app.web.health import PROBE_KEPT_S
 from tests.security.conftest import CODE, HX, AppFactory, free_port, game_id_of, live_server
 
 TRY_AGAIN = "try again"
@@ -221,6 +222,27 @@ def fill(disk: Path) -> Path:
     return filler
 
 
+def assert_not_ready_but_alive(client: Any) -> None:
+    """/readyz says the store cannot write (503, with Retry-After); /healthz, liveness only, is
+    200 all the same; neither sets a cookie."""
+    time.sleep(PROBE_KEPT_S)  # the last probe's answer is kept this long: let it go by
+    for _ in range(2):
+        ready = client.get("/readyz")
+        assert ready.status_code == 503, ready.text
+        assert ready.text.startswith("not ready: the store cannot write"), ready.text
+        assert int(ready.headers["retry-after"]) > 0 and "set-cookie" not in ready.headers
+    alive = client.get("/healthz")
+    assert alive.status_code == 200 and alive.text == "ok\n" and "set-cookie" not in alive.headers
+
+
+def assert_ready_again(client: Any) -> None:
+    deadline = time.monotonic() + 30
+    while (ready := client.get("/readyz")).status_code != 200:
+        assert time.monotonic() < deadline, ready.text
+        time.sleep(0.2)  # the kept answer of the last probe (PROBE_KEPT_S) runs out
+    assert ready.text == "ready\n" and "set-cookie" not in ready.headers
+
+
 def test_sqlite_on_a_full_disk_gives_try_again_and_corrupts_nothing(make_client: AppFactory) -> None:
     with tiny_disk() as disk:
         url = f"sqlite:///{disk}/tripeaks.db"
@@ -250,8 +272,10 @@ def test_sqlite_on_a_full_disk_gives_try_again_and_corrupts_nothing(make_client:
                     assert_try_again(response)
             assert 503 in statuses, f"the full disk was never hit: {statuses}"
             assert max(statuses) == 503
+            assert_not_ready_but_alive(client)
 
             filler.unlink()
+            assert_ready_again(client)
             page = client.get(f"/g/{CODE}")
             assert page.status_code == 200 and moves_on_page(page.text) == acknowledged
             assert client.post(f"/games/{game_id}/draw", headers=HX).status_code == 200
