@@ -158,11 +158,29 @@
   // decides per request: ctx.transition, from htmx-config "transitions").
   // A new tap or key while cards still fly ends the flight at once: htmx holds a request until
   // its transition has finished, and a click in the meantime would wait, or be dropped.
-  var flight = null;
-  if (document.startViewTransition) {
-    var start = document.startViewTransition.bind(document);
+  // A move's transition starts as its request leaves, not when the answer comes: the browser
+  // captures the old board (a rendered frame, slow on a busy machine) while the server works,
+  // and the answer is swapped in as soon as it arrives (docs/performance.md, "Browser").
+  var flight = null, early = null;
+  var start = document.startViewTransition && document.startViewTransition.bind(document);
+  function hand(slot, update) {
+    if (early === slot) early = null;
+    clearTimeout(slot.timer);
+    slot.give(update);
+  }
+  function startEarly() {
+    if (early || !start) return;
+    var slot = {};
+    var gate = new Promise(function (resolve) { slot.give = resolve; });
+    slot.transition = start(function () { return gate.then(function (update) { return update && update(); }); });
+    slot.transition.finished.catch(function () {});
+    slot.timer = setTimeout(function () { hand(slot, null); }, 3000); // never hold the screen long
+    early = slot;
+  }
+  if (start) {
     document.startViewTransition = function (update) {
-      var transition = start(update);
+      var transition;
+      if (early) { transition = early.transition; hand(early, update); } else transition = start(update);
       flight = transition;
       transition.finished.finally(function () { if (flight === transition) flight = null; });
       return transition;
@@ -177,6 +195,12 @@
     if (!ctx) return;
     if (targetId(ctx) === "game" || window.matchMedia("(prefers-reduced-motion: reduce)").matches) ctx.transition = false;
   });
+  document.addEventListener("htmx:before:request", function (event) {
+    var ctx = event.detail && event.detail.ctx;
+    if (ctx && ctx.transition && targetId(ctx) === "table" && !event.defaultPrevented) startEarly();
+  });
+  // An answer that swapped nothing (or failed) lets the held screen go at once.
+  document.addEventListener("htmx:finally:request", function () { if (early) hand(early, null); });
 
   document.addEventListener("htmx:before:swap", function (event) {
     var active = document.activeElement;
