@@ -193,7 +193,10 @@
   document.addEventListener("htmx:config:request", function (event) {
     var ctx = event.detail && event.detail.ctx;
     if (!ctx) return;
-    if (targetId(ctx) === "game" || window.matchMedia("(prefers-reduced-motion: reduce)").matches) ctx.transition = false;
+    // Only cards fly: the answers that fill in a result box (hx-trigger="load") or a setting
+    // swap without a transition, so they never queue in front of the player's next move.
+    var id = targetId(ctx);
+    if ((id !== "table" && id !== "replay-step") || window.matchMedia("(prefers-reduced-motion: reduce)").matches) ctx.transition = false;
   });
   document.addEventListener("htmx:before:request", function (event) {
     var ctx = event.detail && event.detail.ctx;
@@ -202,11 +205,16 @@
   // An answer that swapped nothing (or failed) lets the held screen go at once.
   document.addEventListener("htmx:finally:request", function () { if (early) hand(early, null); });
 
+  // What a move's swap (the table) or a whole game's swap started from. Other swaps running
+  // at the same time (a result box filling in) neither replace nor clear it.
   document.addEventListener("htmx:before:swap", function (event) {
     var active = document.activeElement;
     var ctx = event.detail && event.detail.ctx;
+    var id = targetId(ctx);
+    if (id !== "table" && id !== "game") return;
     var card = active && active.closest && active.closest("#peaks .card");
     before = {
+      ctx: ctx,
       id: active && active.id,
       card: card ? centre(card) : null,
       result: !!$("result"),
@@ -249,9 +257,10 @@
       $("main").classList.toggle("large-cards", on);
     }
   });
-  document.addEventListener("htmx:after:swap", function () {
+  document.addEventListener("htmx:after:swap", function (event) {
+    if (!before || before.ctx !== (event.detail && event.detail.ctx)) return;
     // Whatever the swap took away, focus never stays lost on the page's body.
-    if (before && (!document.activeElement || document.activeElement === document.body)) {
+    if (!document.activeElement || document.activeElement === document.body) {
       var card = rove();
       if (card || $("stock")) (card || $("stock")).focus();
     }

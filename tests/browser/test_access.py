@@ -283,10 +283,9 @@ def test_focus_after_a_win_and_a_block(new_page) -> None:  # type: ignore[no-unt
     page.keyboard.press("Enter")  # the box's own Undo
     expect(page.locator("#stock-count")).to_have_text("1")
     expect(page.locator("#result")).to_have_count(0)
-    # The box went away with its button: focus is not lost (docs/accessibility.md says where).
-    page.wait_for_timeout(500)  # the swap's own focus handling has run (a condition cannot say "not yet")
-    if page.locator(":focus").count() == 0:
-        pytest.xfail("known, open (issue 12): focus is lost after the blocked box's own Undo")
+    # The box went away with its button: focus goes to the board (docs/accessibility.md).
+    expect(page.locator("#peaks button.card.face").and_(page.locator(":focus"))).to_have_count(1)
+    expect(page.locator("#peaks button.card.face[tabindex='0']")).to_be_focused()
 
 
 # -- announcements -----------------------------------------------------------------------------
