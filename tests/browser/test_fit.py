@@ -50,7 +50,7 @@ def test_every_state_fits_every_view_in_every_language(new_page) -> None:  # typ
                 SCREENSHOTS.mkdir(parents=True, exist_ok=True)  # the viewport, as the player sees it
                 page.screenshot(path=str(SCREENSHOTS / f"{lang}-{state}-{view}.png"), caret="initial", timeout=60_000)
         assert page.js_errors == []
-    assert problems == []
+    assert problems == [], "\n".join(map(str, problems))
 
 
 def test_other_pages_do_not_scroll_sideways(new_page) -> None:  # type: ignore[no-untyped-def]
@@ -63,7 +63,7 @@ def test_other_pages_do_not_scroll_sideways(new_page) -> None:  # type: ignore[n
             for view, size in VIEWS.items():
                 page.set_viewport_size(size)
                 problems.extend((lang, path, view, *p) for p in sideways(page))
-    assert problems == []
+    assert problems == [], "\n".join(map(str, problems))
 
 
 def test_touch_targets_on_a_phone(new_page) -> None:  # type: ignore[no-untyped-def]
