@@ -10,7 +10,6 @@ import base64
 import re
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Game, GameCode, Rules
@@ -20,6 +19,8 @@ from tests.browser.states import (
     MID_CODE,
     STATES,
     card_name,
+    play_by_keys,
+    play_line_by_keys,
     reach,
     run_axe,
     says,
@@ -153,11 +154,7 @@ def test_arrow_up_reaches_a_card_the_move_turned_face_up(new_page) -> None:  # t
     page.goto(f"/g/{code.text()}")
     # Play until a card above the bottom row is face up, by keyboard.
     for action in line:
-        if action == DRAW:
-            page.keyboard.press("d")
-        else:
-            card(page, action).focus()
-            page.keyboard.press("Enter")
+        play_by_keys(page, action)
         game.replay([action])
         expect(page.locator("#moves")).to_have_text(str(game.moves))
         upper = [p for p in range(18) if game.is_exposed(p)]
@@ -258,13 +255,7 @@ def test_focus_after_a_win_and_a_block(new_page) -> None:  # type: ignore[no-unt
     code, line = won_deal(Rules.EASY)
     page = new_page()
     page.goto(f"/g/{code.text()}")
-    for number, action in enumerate(line, start=1):
-        if action == DRAW:
-            page.keyboard.press("d")
-        else:
-            card(page, action).focus()
-            page.keyboard.press("Enter")
-        expect(page.locator("#moves")).to_have_text(str(number))
+    play_line_by_keys(page, line)
     expect(page.locator("#result-new-game")).to_be_focused()
     expect(page.locator("#hint")).to_be_disabled()
     expect(page.locator("#undo")).to_be_disabled()
