@@ -196,7 +196,25 @@ def test_space_on_a_card_plays_it_and_focus_goes_to_the_nearest_card(new_page) -
 def test_focus_after_each_action(new_page) -> None:  # type: ignore[no-untyped-def]
     """docs/accessibility.md, "Where focus goes": each row of its table."""
     page = new_page()
-    page.goto(f"/g/{GameCode(Rules.EASY, 21).text()}")
+    code = GameCode(Rules.EASY, 21)
+    page.goto(f"/g/{code.text()}")
+    # A refused move: focus stays on the card (Error help says why).
+    start = Game(code)
+    refused = next(p for p in range(18, 28) if p not in start.playable_positions())
+    card(page, refused).focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).not_to_be_empty()
+    expect(page.locator("#moves")).to_have_text("0")
+    expect(card(page, refused)).to_be_focused()
+    # The settings' toggles: focus stays on the toggle (the button is swapped, its id kept).
+    for toggle in ("#error-help", "#large-cards"):
+        pressed = page.locator(toggle).get_attribute("aria-pressed")
+        for _ in range(2):
+            page.focus(toggle)
+            page.keyboard.press("Enter")
+            expect(page.locator(toggle)).not_to_have_attribute("aria-pressed", str(pressed))
+            expect(page.locator(toggle)).to_be_focused()
+            pressed = page.locator(toggle).get_attribute("aria-pressed")
     # Draw with the stock: focus stays on the stock.
     page.focus("#stock")
     page.keyboard.press("Enter")
@@ -259,6 +277,16 @@ def test_focus_after_a_win_and_a_block(new_page) -> None:  # type: ignore[no-unt
     expect(page.locator("#result-new-game")).to_be_focused()
     expect(page.locator("#hint")).to_be_disabled()
     expect(page.locator("#undo")).to_be_disabled()
+    # The box's New game opens the window on its rules choice; Escape gives focus back.
+    page.keyboard.press("Enter")
+    expect(page.locator("input[name=rules]:checked")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.locator("#result-new-game")).to_be_focused()
+    # "Play this deal again": the board.
+    page.focus("#play-again")
+    page.keyboard.press("Enter")
+    expect(page.locator("#moves")).to_have_text("0")
+    board_focused(page)
     blocked = blocked_by_drawing()
     page.goto(f"/g/{blocked.text()}")
     for count in range(22, -1, -1):
