@@ -158,11 +158,29 @@
   // decides per request: ctx.transition, from htmx-config "transitions").
   // A new tap or key while cards still fly ends the flight at once: htmx holds a request until
   // its transition has finished, and a click in the meantime would wait, or be dropped.
-  var flight = null;
-  if (document.startViewTransition) {
-    var start = document.startViewTransition.bind(document);
+  // A move's transition starts as its request leaves, not when the answer comes: the browser
+  // captures the old board (a rendered frame, slow on a busy machine) while the server works,
+  // and the answer is swapped in as soon as it arrives (docs/performance.md, "Browser").
+  var flight = null, early = null;
+  var start = document.startViewTransition && document.startViewTransition.bind(document);
+  function hand(slot, update) {
+    if (early === slot) early = null;
+    clearTimeout(slot.timer);
+    slot.give(update);
+  }
+  function startEarly() {
+    if (early || !start) return;
+    var slot = {};
+    var gate = new Promise(function (resolve) { slot.give = resolve; });
+    slot.transition = start(function () { return gate.then(function (update) { return update && update(); }); });
+    slot.transition.finished.catch(function () {});
+    slot.timer = setTimeout(function () { hand(slot, null); }, 3000); // never hold the screen long
+    early = slot;
+  }
+  if (start) {
     document.startViewTransition = function (update) {
-      var transition = start(update);
+      var transition;
+      if (early) { transition = early.transition; hand(early, update); } else transition = start(update);
       flight = transition;
       transition.finished.finally(function () { if (flight === transition) flight = null; });
       return transition;
@@ -175,14 +193,28 @@
   document.addEventListener("htmx:config:request", function (event) {
     var ctx = event.detail && event.detail.ctx;
     if (!ctx) return;
-    if (targetId(ctx) === "game" || window.matchMedia("(prefers-reduced-motion: reduce)").matches) ctx.transition = false;
+    // Only cards fly: the answers that fill in a result box (hx-trigger="load") or a setting
+    // swap without a transition, so they never queue in front of the player's next move.
+    var id = targetId(ctx);
+    if ((id !== "table" && id !== "replay-step") || window.matchMedia("(prefers-reduced-motion: reduce)").matches) ctx.transition = false;
   });
+  document.addEventListener("htmx:before:request", function (event) {
+    var ctx = event.detail && event.detail.ctx;
+    if (ctx && ctx.transition && targetId(ctx) === "table" && !event.defaultPrevented) startEarly();
+  });
+  // An answer that swapped nothing (or failed) lets the held screen go at once.
+  document.addEventListener("htmx:finally:request", function () { if (early) hand(early, null); });
 
+  // What a move's swap (the table) or a whole game's swap started from. Other swaps running
+  // at the same time (a result box filling in) neither replace nor clear it.
   document.addEventListener("htmx:before:swap", function (event) {
     var active = document.activeElement;
     var ctx = event.detail && event.detail.ctx;
+    var id = targetId(ctx);
+    if (id !== "table" && id !== "game") return;
     var card = active && active.closest && active.closest("#peaks .card");
     before = {
+      ctx: ctx,
       id: active && active.id,
       card: card ? centre(card) : null,
       result: !!$("result"),
@@ -225,9 +257,10 @@
       $("main").classList.toggle("large-cards", on);
     }
   });
-  document.addEventListener("htmx:after:swap", function () {
+  document.addEventListener("htmx:after:swap", function (event) {
+    if (!before || before.ctx !== (event.detail && event.detail.ctx)) return;
     // Whatever the swap took away, focus never stays lost on the page's body.
-    if (before && (!document.activeElement || document.activeElement === document.body)) {
+    if (!document.activeElement || document.activeElement === document.body) {
       var card = rove();
       if (card || $("stock")) (card || $("stock")).focus();
     }

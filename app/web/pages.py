@@ -375,9 +375,7 @@ def give_hint(request: Request, pages: PagesDep, players_game: PlayersGameDep) -
             status_code=409,
         )
     advice = hint_for(game)
-    if advice is None:
-        event = Event(Happened.HINTED, searched=False)
-    elif advice.action is None:
+    if advice.action is None:
         event = Event(Happened.HINTED, undos=advice.undos_to_winnable)
     elif advice.action.position is None:
         event = Event(Happened.HINTED, hint_draw=True)
@@ -391,7 +389,7 @@ def give_hint(request: Request, pages: PagesDep, players_game: PlayersGameDep) -
         if fresh is None:  # pragma: no cover - games are not deleted while played
             raise
         stored, event = fresh, None  # type: ignore[assignment]
-    marked = advice.action.position if advice and advice.action and event else None
+    marked = advice.action.position if advice.action and event else None
     if not is_htmx(request):
         return pages.page(
             GAME_PAGE, game_context(request, pages, store, player, stored, event=event, hint=marked)

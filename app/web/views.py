@@ -36,8 +36,6 @@ class Event:
     """A hint: draw from the stock (a hint to remove names its ``card``)."""
     undos: int | None = None
     """A hint with no winning line from here: how many undos lead back to one (``None``: none ever)."""
-    searched: bool = True
-    """False when the hint's search was cut short."""
     turned_up: tuple[Card, ...] = ()
     """The cards the action turned face up (a removal uncovered them)."""
     turned_down: tuple[Card, ...] = ()

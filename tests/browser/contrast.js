@@ -1,6 +1,6 @@
 // Text contrast against the pixels actually behind it. Given a screenshot of the page with
 // every text made transparent (so only backgrounds show), each visible text's colour is
-// compared with the background pixels under it; the worst tenth-percentile ratio is kept.
+// compared with the background pixels under it (where it is not covered: texts.js); the worst tenth-percentile ratio is kept.
 async ([shot, texts]) => {
   const img = new Image();
   img.src = "data:image/png;base64," + shot;
@@ -16,11 +16,9 @@ async ([shot, texts]) => {
   for (const t of texts) {
     const [r, gg, b, a] = t.color;
     const ratios = [];
-    const x0 = Math.max(0, Math.floor(t.box[0])), y0 = Math.max(0, Math.floor(t.box[1]));
-    const x1 = Math.min(img.width - 1, Math.ceil(t.box[2])), y1 = Math.min(img.height - 1, Math.ceil(t.box[3]));
-    const stepX = Math.max(1, Math.floor((x1 - x0) / 12)), stepY = Math.max(1, Math.floor((y1 - y0) / 6));
-    for (let y = y0; y <= y1; y += stepY) {
-      for (let x = x0; x <= x1; x += stepX) {
+    // Only the points where the text is not covered by another element (texts.js).
+    for (const [x, y] of t.points) {
+      {
         const i = (y * img.width + x) * 4;
         const br = px[i], bg = px[i + 1], bb = px[i + 2];
         // The text's colour as painted: its alpha (and its ancestors' opacity) over this pixel.

@@ -85,6 +85,22 @@ def post_line(page: Page, line: tuple[int, ...] | list[int]) -> None:
         assert response.status == 303, (action, response.status)
 
 
+def play_by_keys(page: Page, action: int) -> None:
+    """One action as a keyboard player makes it: D draws; a card is focused and Enter plays it."""
+    if action == DRAW:
+        page.keyboard.press("d")
+    else:
+        page.locator(f'#peaks [data-position="{action}"]').focus()
+        page.keyboard.press("Enter")
+
+
+def play_line_by_keys(page: Page, line: tuple[int, ...] | list[int]) -> None:
+    """A whole line by keyboard, each action seen on the page (the move count) before the next."""
+    for number, action in enumerate(line, start=1):
+        play_by_keys(page, action)
+        expect(page.locator("#moves")).to_have_text(str(number))
+
+
 def mid_line() -> list[int]:
     """A removal that turns cards face up, and a draw: a game under way."""
     game = Game.from_code(MID_CODE)

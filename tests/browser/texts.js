@@ -1,6 +1,21 @@
 // Every visible text in the viewport: its tight box, its colour (with the opacity of its
 // ancestors folded into the alpha), and whether it is large (24 px, or 18.66 px bold).
 () => {
+  // The points of a box where the text is what the player sees: not where another element (the
+  // New game window, a box laid over the table) covers it. The same grid contrast.js samples.
+  const seen = (e, box) => {
+    const pts = [];
+    const x0 = Math.max(0, Math.floor(box[0])), y0 = Math.max(0, Math.floor(box[1]));
+    const x1 = Math.min(innerWidth - 1, Math.ceil(box[2])), y1 = Math.min(innerHeight - 1, Math.ceil(box[3]));
+    const stepX = Math.max(1, Math.floor((x1 - x0) / 12)), stepY = Math.max(1, Math.floor((y1 - y0) / 6));
+    for (let y = y0; y <= y1; y += stepY) {
+      for (let x = x0; x <= x1; x += stepX) {
+        const hit = document.elementFromPoint(x, y);
+        if (hit && (hit === e || e.contains(hit) || hit.contains(e))) pts.push([x, y]);
+      }
+    }
+    return pts;
+  };
   const parse = c => { const m = c.match(/[\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
   const opacity = e => { let o = 1; for (; e; e = e.parentElement) o *= parseFloat(getComputedStyle(e).opacity); return o; };
   const texts = [];
@@ -18,7 +33,9 @@
       if (r.width < 2 || r.height < 2 || r.bottom < 0 || r.right < 0 || r.top > innerHeight || r.left > innerWidth) continue;
       const [cr, cg, cb, ca] = parse(style.color);
       const size = parseFloat(style.fontSize), bold = parseInt(style.fontWeight, 10) >= 700;
-      texts.push({ text: node.textContent.trim().slice(0, 40), box: [r.left + 1, r.top + 1, r.right - 1, r.bottom - 1],
+      const box = [r.left + 1, r.top + 1, r.right - 1, r.bottom - 1], points = seen(e, box);
+      if (!points.length) continue; // wholly covered: not seen, so not measured
+      texts.push({ text: node.textContent.trim().slice(0, 40), box, points,
                    color: [cr, cg, cb, ca * opacity(e)], large: size >= 24 || (bold && size >= 18.66) });
     }
   }
@@ -27,8 +44,10 @@
     const r = e.getBoundingClientRect(), s = getComputedStyle(e, "::before");
     if (!r.width || r.bottom < 0 || r.top > innerHeight) continue;
     const [cr, cg, cb, ca] = parse(s.color), size = parseFloat(s.fontSize);
-    texts.push({ text: "corner " + e.dataset.r + e.dataset.s, box: [r.left + 3, r.top + 3, r.left + 3 + size, r.top + 3 + size * 1.9],
-                 color: [cr, cg, cb, ca], large: size >= 18.66 });
+    const box = [r.left + 3, r.top + 3, r.left + 3 + size, r.top + 3 + size * 1.9], points = seen(e, box);
+    if (!points.length) continue;
+    texts.push({ text: "corner " + e.dataset.r + e.dataset.s, box, points,
+                 color: [cr, cg, cb, ca * opacity(e)], large: size >= 18.66 });
   }
   return texts;
 }
