@@ -24,6 +24,7 @@ from tests.browser.states import (
     reach,
     run_axe,
     says,
+    settle,
 )
 from tests.support import blocked_by_drawing, won_deal
 
@@ -77,21 +78,43 @@ def test_axe_finds_nothing_in_any_state_page_or_language(new_page) -> None:  # t
     assert found == []
 
 
+def low_contrast(page: Page) -> list[tuple[str, float]]:
+    """The texts on screen under 4.5:1 (3:1 when large) against the pixels behind them."""
+    texts = page.evaluate(TEXTS)
+    assert len(texts) > 10
+    page.add_style_tag(content=HIDE_TEXT)
+    shot = base64.b64encode(page.screenshot(animations="disabled")).decode()
+    return [
+        (t["text"], round(t["ratio"], 2))
+        for t in page.evaluate(CONTRAST, [shot, texts])
+        if t["ratio"] < (3 if t["large"] else 4.5)
+    ]
+
+
 def test_every_text_has_contrast_against_its_actual_background(new_page) -> None:  # type: ignore[no-untyped-def]
     low = []
     for scheme in ("light", "dark"):
-        for lang in ("en", "uk"):
+        for lang in BROWSER_LOCALES:
             for viewport in (DESKTOP, PHONE):
                 page = new_page(viewport=viewport, locale=BROWSER_LOCALES[lang], bypass_csp=True, color_scheme=scheme)
                 for state in ("mid", "won", "blocked", "new-game"):
                     reach(page, state)
-                    texts = page.evaluate(TEXTS)
-                    page.add_style_tag(content=HIDE_TEXT)
-                    shot = base64.b64encode(page.screenshot(animations="disabled")).decode()
-                    for t in page.evaluate(CONTRAST, [shot, texts]):
-                        if t["ratio"] < (3 if t["large"] else 4.5):
-                            low.append((scheme, lang, viewport["width"], state, t["text"], round(t["ratio"], 2)))
-                    assert len(texts) > 10
+                    low.extend((scheme, lang, viewport["width"], state, *t) for t in low_contrast(page))
+    assert low == [], "\n".join(map(str, low))
+
+
+def test_the_other_pages_texts_have_contrast_too(new_page) -> None:  # type: ignore[no-untyped-def]
+    """Statistics, How to play, the New game page and an error page (the review page has
+    tests of its own)."""
+    low = []
+    for scheme in ("light", "dark"):
+        for lang in ("en", "he"):
+            for viewport in (DESKTOP, PHONE):
+                page = new_page(viewport=viewport, locale=BROWSER_LOCALES[lang], bypass_csp=True, color_scheme=scheme)
+                for path in ("/stats", "/how-to-play", "/new", "/g/TP1-X-BAD"):
+                    page.goto(path)
+                    settle(page)
+                    low.extend((scheme, lang, viewport["width"], path, *t) for t in low_contrast(page))
     assert low == [], "\n".join(map(str, low))
 
 
