@@ -19,6 +19,7 @@ from fastapi.responses import RedirectResponse, Response
 from markupsafe import escape
 
 from app.engine import CodeError, Game, GameCode, Refusal, Rules, Status
+from app.engine.review import Difficulty
 from app.i18n import N_, current_locale
 from app.store import GameStore, StoredGame, VersionConflict
 from app.web.codes import parse_code
@@ -31,7 +32,7 @@ from app.web.deps import (
 from app.web.players import read_cookies
 from app.web.records import announcement, record_line
 from app.web.render import Pages, is_htmx
-from app.web.replay import record_review
+from app.web.replay import difficulty_word, record_review
 from app.web.solving import deal_outlook, hint_for, is_proven_winnable, winnable_code
 from app.web.views import Event, Happened
 
@@ -40,6 +41,8 @@ router = APIRouter()
 ERROR_HELP_COOKIE: Final = "tp_error_help"
 LARGE_CARDS_COOKIE: Final = "tp_large_cards"
 WINNABLE_ONLY_COOKIE: Final = "tp_winnable_only"
+CHOSEN_DIFFICULTIES: Final = (Difficulty.EASY, Difficulty.MEDIUM, Difficulty.HARD, Difficulty.EXPERT)
+"""What "winnable deals only" can ask for (New game window)."""
 SETTING_MAX_AGE: Final = 400 * 24 * 3600
 GAME_PAGE: Final = "game.html"
 ACTION_BLOCKS: Final = ("table", "score", "moves", "run_clock", "undo", "hint", "result", "status", "words")
@@ -163,6 +166,7 @@ def game_context(
         "code_input": "",
         "code_error": None,
         "winnable_only": winnable_only_on(request),
+        "difficulties": [(d.value, difficulty_word(d)) for d in CHOSEN_DIFFICULTIES],
         "announcement": announcement(store, stored),
         "record_line": record_line(store.deal_record(game.code), player) if record else "",
         "record_review": record_review(store, game.code) if record else None,
@@ -235,6 +239,7 @@ def new_game_context(
     code_error: str | None = None,
     rules: Rules = Rules.EASY,
     winnable_only: bool = False,
+    difficulty: str = "",
 ) -> dict[str, Any]:
     return {
         "request": request,
@@ -243,6 +248,8 @@ def new_game_context(
         "code_input": code_input[:MAX_CODE_INPUT],
         "code_error": code_error,
         "winnable_only": winnable_only,
+        "difficulties": [(d.value, difficulty_word(d)) for d in CHOSEN_DIFFICULTIES],
+        "chosen_difficulty": difficulty,
         "oob": False,
         "standalone": not is_htmx(request),
     }
@@ -257,6 +264,7 @@ def new_game(
     rules_word: Annotated[Literal["easy", "classic"], Form(alias="rules")] = "easy",
     code: Annotated[str, Form(max_length=MAX_CODE_INPUT)] = "",
     winnable_only: Annotated[bool, Form()] = False,
+    difficulty: Annotated[Literal["", "easy", "medium", "hard", "expert"], Form()] = "",
 ) -> Response:
     rules = Rules.from_word(rules_word)
     left = store.current(player)
@@ -266,7 +274,8 @@ def new_game(
         except CodeError:
             error = current_locale().code_error(code)
             context = new_game_context(
-                request, code_input=code, code_error=error, rules=rules, winnable_only=winnable_only
+                request, code_input=code, code_error=error, rules=rules, winnable_only=winnable_only,
+                difficulty=difficulty,
             )
             if is_htmx(request):
                 return pages.blocks(
@@ -279,7 +288,10 @@ def new_game(
             return pages.page("new.html", context, status_code=400)
         stored = store.create(Game(parsed), player)
     else:
-        dealt = winnable_code(rules) if winnable_only else GameCode.random(rules)
+        if winnable_only:  # of the difficulty asked for, if one was
+            dealt = winnable_code(rules, Difficulty(difficulty) if difficulty else None)
+        else:
+            dealt = GameCode.random(rules)
         stored = store.create(Game(dealt), player)
     response = show_new_game(request, pages, store, player, stored, left=left)
     response.set_cookie(

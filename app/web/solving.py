@@ -27,6 +27,7 @@ from typing import Final
 
 from app.engine import Game, GameCode, Rules
 from app.engine.analysis import ANALYSES, DealAnalysis, analyse
+from app.engine.review import Difficulty, playout_share, rate
 from app.engine.solver import Hint, hint, solve
 from app.web.metrics import observe_solver, solver_timer
 
@@ -35,6 +36,8 @@ ANALYSIS_SECONDS: Final = 10.0
 starts the worker (about 1 s of CPU); a machine under heavy load stretches both."""
 WORKERS: Final = 1
 """Worker processes for analyses: one, so that the event loop keeps a core of two."""
+RATED_TRIES: Final = 400
+"""Random deals tried for one difficulty (the rarest, classic "easy", is 1 deal in 10)."""
 WINNABLE_TRIES: Final = 60
 """Random deals tried for "winnable deals only" (3 % of easy and 25 % of classic deals are lost)."""
 
@@ -47,13 +50,17 @@ class _Analyses:
         self._lock = threading.Lock()
         self._running: dict[GameCode, Future[tuple[DealAnalysis, float]]] = {}
 
+    def _started(self) -> ProcessPoolExecutor:
+        """The pool (call with the lock held), started now if need be."""
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
     def _job(self, code: GameCode) -> Future[tuple[DealAnalysis, float]]:
         with self._lock:
             job = self._running.get(code)
             if job is None:
-                if self._pool is None:
-                    self._pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn"))
-                job = self._pool.submit(_timed_analysis, code)
+                job = self._started().submit(_timed_analysis, code)
                 self._running[code] = job
                 job.add_done_callback(lambda done: self._finished(code, done))
             return job
@@ -76,6 +83,18 @@ class _Analyses:
         except FutureTimeout:
             return None
 
+    def rated_code(
+        self, rules: Rules, difficulty: Difficulty, timeout: float = ANALYSIS_SECONDS
+    ) -> GameCode | None:
+        """A random deal of ``rules`` rated ``difficulty``, found in the worker (``None``: not
+        found in :data:`RATED_TRIES` deals, or not within ``timeout`` seconds)."""
+        with self._lock:
+            job = self._started().submit(_find_rated, rules, difficulty, RATED_TRIES)
+        try:
+            return job.result(timeout=timeout)
+        except FutureTimeout:
+            return None
+
     def shutdown(self) -> None:
         """Stop the worker: the analyses queued are dropped, the one running is waited for
         (a worker the pool is not waited for outlives the server: it holds its own queue's
@@ -91,6 +110,17 @@ def _timed_analysis(code: GameCode) -> tuple[DealAnalysis, float]:
     start = time.process_time()
     analysis = analyse(code)
     return analysis, time.process_time() - start
+
+
+def _find_rated(rules: Rules, difficulty: Difficulty, tries: int) -> GameCode | None:
+    """The worker's job for "winnable deals only" of one difficulty: random deals rated until
+    one is ``difficulty`` (a deal's rating: the win pass and 200 playouts, about 7 ms)."""
+    for _ in range(tries):
+        code = GameCode.random(rules)
+        analysis = analyse(code, scores=False)
+        if analysis.winnable(0, 0, analysis.waste_after[0]) and rate(True, playout_share(code)) is difficulty:
+            return code
+    return None
 
 
 analyses: Final = _Analyses()
@@ -136,9 +166,15 @@ def hint_for(game: Game) -> Hint:
         return hint(game, analysis=analysis)
 
 
-def winnable_code(rules: Rules) -> GameCode:
-    """A random deal proven winnable under ``rules`` (the quick search: about 5 ms a deal)."""
+def winnable_code(rules: Rules, difficulty: Difficulty | None = None) -> GameCode:
+    """A random deal proven winnable under ``rules`` (the quick search: about 5 ms a deal);
+    with ``difficulty``, one rated so (found in the worker; any winnable deal if it is late)."""
     with solver_timer("deal"):
+        if difficulty is not None:
+            rated = analyses.rated_code(rules, difficulty)
+            if rated is not None:
+                note_winnable(rated)
+                return rated
         for _ in range(WINNABLE_TRIES):
             code = GameCode.random(rules)
             if solve(Game(code)).winnable:

@@ -140,6 +140,48 @@ def test_winnable_deals_only(client: TestClient) -> None:
         assert can_win(Game.from_code(code))
 
 
+def playouts_won(code: GameCode, playouts: int = 200) -> float:
+    """The difficulty's measure (docs/solvability.md) played with real games: the share of
+    200 playouts seeded by the deal (the player removes a random playable card, else draws)."""
+    from app.engine.review import _splitmix
+
+    numbers = _splitmix(code.number * 2 + (code.rules is Rules.CLASSIC))
+    won = 0
+    for _ in range(playouts):
+        game = Game(code)
+        while not game.is_over and (game.playable_positions() or game.can_draw()):
+            playable = game.playable_positions()
+            if playable:
+                game.remove(playable[next(numbers) % len(playable)])
+            else:
+                game.draw()
+        won += game.is_over
+    return won / playouts
+
+
+def test_winnable_deals_only_of_a_difficulty(client: TestClient) -> None:
+    page = client.get("/new").text
+    assert '<select name="difficulty" id="difficulty">' in page
+    assert '<option value="expert">Expert</option>' in page
+    for rules, word, share_ok in (
+        ("easy", "expert", lambda share: share < 0.05),  # winnable, but 1 playout in 20 or fewer wins
+        ("classic", "easy", lambda share: share >= 0.5),
+        ("easy", "medium", lambda share: 0.2 <= share < 0.5),
+    ):
+        data = {"rules": rules, "winnable_only": "true", "difficulty": word}
+        response = client.post("/new", data=data, headers=HX)
+        assert response.status_code == 200
+        code = GameCode.parse(response.headers["hx-push-url"].rsplit("/", 1)[1])
+        assert code.rules is Rules.from_word(rules)
+        assert can_win(Game(code)), code.text()
+        assert share_ok(playouts_won(code)), (code.text(), word)
+
+
+def test_a_difficulty_that_is_no_rating_is_refused(client: TestClient) -> None:
+    response = client.post("/new", data={"winnable_only": "true", "difficulty": "impossible"}, headers=HX)
+    assert 400 <= response.status_code < 500
+
+
 def test_hint_after_a_win_is_refused(client: TestClient) -> None:
     code, line = won_deal(Rules.EASY)
     game_id = game_id_of(client.get(f"/g/{code.text()}").text)

@@ -1,0 +1,283 @@
+"""The whole-deal analysis's two backward passes (see :mod:`app.engine.analysis`): over the
+22,932 sets of removed cards that play can reach, row by row (the sets with the same number
+of cards removed) from the full set down, with numpy.
+
+* :func:`win_limits`: for each set and waste rank, the most cards drawn from which the
+  position can still be won.
+* :func:`best_after_draws`: for each set and number drawn, the best score reachable right
+  after that draw.
+
+The layout they work on (:func:`_sets`: the sets, their exposed cards and the removals
+between them) is built once per process and shared by every deal.
+
+Variants (``docs/variants.md``, section 8): the joker on the waste and an empty waste are
+both a *wild* waste, rank 0, which takes every card; the joker in the peaks is rank 0 too,
+and fits every waste. The joker's removals are kept apart from the tables by rank (whose
+ends hold the K-A wrap) and added to every waste rank. The stock holds 23, 24 or 25 cards
+(:attr:`Deal.stock_size`).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+from typing import Final, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from app.engine.deal import Deal, Rules, rank_of
+from app.engine.layout import PEAK_MASKS, POSITION_COUNT, exposed_mask
+
+__all__ = ["best_after_draws", "score_of", "win_limits"]
+
+NONE: Final = -1
+"""``win_limit`` of a position that cannot be won from any number drawn."""
+
+Int8Array = npt.NDArray[np.int8]
+Int16Array = npt.NDArray[np.int16]
+KeyArray = npt.NDArray[np.uint16]
+IntArray = npt.NDArray[np.intp]
+
+
+# -- the layout: every set of removed cards, row by row, and the removals between them -----
+
+
+@dataclass(frozen=True)
+class _Sets:
+    """The 22,932 reachable sets of removed positions, ordered by size, and their removals.
+
+    ``masks[i]`` is set ``i``; sets with ``k`` cards removed are ``bounds[k]:bounds[k+1]``.
+    A removal is an edge from a set to the set with one more card: ``edge_from``,
+    ``edge_to`` and ``edge_position``, ordered by ``edge_from`` (so each row's edges are
+    ``edge_bounds[k]:edge_bounds[k+1]``).
+    """
+
+    masks: tuple[int, ...]
+    index: dict[int, int]
+    exposed: tuple[int, ...]
+    bounds: tuple[int, ...]
+    edge_from: IntArray
+    edge_to: IntArray
+    edge_position: IntArray
+    edge_bounds: tuple[int, ...]
+    base_score: Int16Array
+    """The score of set ``i`` with nothing drawn: 500 - cards removed + 100 a cleared peak."""
+
+
+def score_of(removed: int, drawn: int) -> int:
+    """The game's score at a position (undo restores it exactly, so it depends on nothing else)."""
+    cleared = sum(removed & mask == mask for mask in PEAK_MASKS)
+    return 500 - removed.bit_count() - drawn + 100 * cleared
+
+
+@functools.cache
+def _sets() -> _Sets:
+    seen = {0}
+    rows: list[list[int]] = [[0]]
+    for _ in range(POSITION_COUNT):
+        following: set[int] = set()
+        for removed in rows[-1]:
+            bits = exposed_mask(removed)
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                following.add(removed | low)
+        seen |= following
+        rows.append(sorted(following))
+    masks = tuple(m for row in rows for m in row)
+    index = {m: i for i, m in enumerate(masks)}
+    exposed = tuple(exposed_mask(m) for m in masks)
+    bounds = [0]
+    for row in rows:
+        bounds.append(bounds[-1] + len(row))
+    edge_from: list[int] = []
+    edge_to: list[int] = []
+    edge_position: list[int] = []
+    edge_bounds = [0]
+    for k in range(POSITION_COUNT + 1):
+        for i in range(bounds[k], bounds[k + 1]):
+            for p in range(POSITION_COUNT):
+                if exposed[i] >> p & 1:
+                    edge_from.append(i)
+                    edge_to.append(index[masks[i] | 1 << p])
+                    edge_position.append(p)
+        edge_bounds.append(len(edge_from))
+    return _Sets(
+        masks=masks,
+        index=index,
+        exposed=exposed,
+        bounds=tuple(bounds),
+        edge_from=np.array(edge_from, dtype=np.intp),
+        edge_to=np.array(edge_to, dtype=np.intp),
+        edge_position=np.array(edge_position, dtype=np.intp),
+        edge_bounds=tuple(edge_bounds),
+        base_score=np.array([score_of(m, 0) for m in masks], dtype=np.int16),
+    )
+
+
+def _wrap(by_rank: npt.NDArray[np.generic], rules: Rules) -> None:
+    """Fill the unused ends of a table by rank (axis 1: ranks 1-13 at 1-13) so that the
+    cards a waste of rank ``r`` takes are at ``r - 1`` and ``r + 1``: with K and A joined,
+    below the ace is the king and above the king the ace; apart, nothing."""
+    if rules.king_ace_joined:
+        by_rank[:, 0] = by_rank[:, 13]
+        by_rank[:, 14] = by_rank[:, 1]
+
+
+def _best_by_group(values: Int16Array, key: KeyArray) -> tuple[KeyArray, Int16Array]:
+    """The largest of ``values`` (rows) in each group named by ``key``: the groups present
+    (ascending) and their maxima.
+
+    Sorted by group (a radix sort: the keys are 16-bit), each group's last row is its
+    first candidate. Most groups have one row (a group is one set's removals of one rank),
+    so the other rows are few: each pass folds in the last one left of each group.
+    """
+    order = np.argsort(key, kind="stable")
+    key = np.take(key, order)
+    ends = key[1:] != key[:-1]
+    last = np.flatnonzero(np.r_[ends, True])
+    best = np.take(values, np.take(order, last), axis=0)
+    others = np.flatnonzero(~ends)  # sorted rows followed by one of their group
+    group = np.cumsum(ends)[others]  # their group's index in ``last``
+    while others.size:
+        latest = np.r_[group[1:] != group[:-1], True]  # the last one left of each group
+        rows, into = np.take(order, others[latest]), group[latest]
+        best[into] = np.maximum(best[into], np.take(values, rows, axis=0))
+        others, group = others[~latest], group[~latest]
+    return np.take(key, last), best
+
+
+def _cards(deal: Deal) -> tuple[IntArray, IntArray]:
+    """The tableau's ranks, and the waste rank after ``d`` draws (0: the joker or no waste)."""
+    ranks = np.array([card.rank for card in deal.tableau], dtype=np.intp)
+    waste_after = np.array([rank_of(deal.waste), *(c.rank for c in deal.stock)], dtype=np.intp)
+    return ranks, waste_after
+
+
+_Values = TypeVar("_Values", Int8Array, Int16Array)
+
+
+def _joker_best(values: _Values, edge_from: IntArray, rows: int, empty: int) -> _Values:
+    """For each set of the row, the best of ``values`` over its joker removals (``empty``: none)."""
+    best = np.full((rows, *values.shape[1:]), empty, dtype=values.dtype)
+    np.maximum.at(best, edge_from, values)
+    return best
+
+
+def win_limits(deal: Deal, rules: Rules) -> Int8Array:
+    """For each set of removed cards (row ``i``) and waste rank (column 1-13): the most cards
+    drawn from which the position can still be won (``-1``: from none).
+
+    Set ``i``'s positions are won through a removal (the set one card larger, waste the card
+    removed: its limit, if the removed card fits the waste) or through a draw. Drawing from
+    ``drawn`` leads to the position right after ``drawn + 1`` draws, whose waste is that
+    stock card; so set ``i`` can be won by drawing from any ``drawn`` below the deepest
+    number of draws ``d`` whose position can be won by a removal.
+    """
+    sets = _sets()
+    ranks, waste_after = _cards(deal)
+    stock = deal.stock_size
+    jokers = bool((ranks == 0).any())
+    wild_waste = jokers or bool((waste_after == 0).any())  # else column 0 is never asked
+    draws = np.arange(1, stock + 1, dtype=np.int8)
+    # Column r: waste rank r (0: wild, the joker or an empty waste). Column 14 is unused.
+    limit = np.full((len(sets.masks), 15), NONE, dtype=np.int8)
+    limit[-1, 0:14] = stock  # all removed: won, from any number drawn
+    for k in range(POSITION_COUNT - 1, -1, -1):
+        low, high = sets.bounds[k], sets.bounds[k + 1]
+        edges = slice(sets.edge_bounds[k], sets.edge_bounds[k + 1])
+        edge_from, edge_to = sets.edge_from[edges] - low, sets.edge_to[edges]
+        removed_rank = np.take(ranks, sets.edge_position[edges])
+        if jokers:
+            joker = removed_rank == 0
+            joker_best = _joker_best(limit[edge_to[joker], 0], edge_from[joker], high - low, NONE)
+            edge_from, edge_to, removed_rank = edge_from[~joker], edge_to[~joker], removed_rank[~joker]
+        # by_rank[i, q]: the best limit after removing from set i a card of rank q (the
+        # tables are flattened, row * 15 + rank: numpy's maximum.at is quick in one dimension).
+        by_rank = np.full((high - low, 15), NONE, dtype=np.int8)
+        np.maximum.at(by_rank.reshape(-1), edge_from * 15 + removed_rank,
+                      np.take(limit, edge_to * 15 + removed_rank))
+        wild = by_rank[:, 1:14].max(axis=1) if wild_waste else None  # takes every card
+        _wrap(by_rank, rules)
+        removal = np.maximum(by_rank[:, 0:13], by_rank[:, 2:15])  # by waste rank 1-13
+        if jokers:
+            np.maximum(removal, joker_best[:, None], out=removal)  # the joker fits every waste
+        first = 1  # the waste rank of removal's first column
+        if wild is not None:
+            wild = np.maximum(wild, joker_best) if jokers else wild
+            removal, first = np.concatenate([wild[:, None], removal], axis=1), 0
+        won_after_draw = removal[:, waste_after[1:] - first] >= draws
+        deepest = np.where(won_after_draw, draws, 0).max(axis=1)
+        limit[low:high, first:14] = np.maximum(removal, (deepest - 1)[:, None])
+    return limit
+
+
+def best_after_draws(deal: Deal, rules: Rules) -> Int16Array:
+    """For each set of removed cards (row) and number drawn (column), the best score
+    reachable from the position right after that draw (``drawn = 0``: the deal's waste).
+
+    The pass goes row by row from the full set down. For the row just judged (the sets
+    one card larger) it keeps two tables by set and number drawn: ``stay_or_draw``, the
+    best of stopping there or drawing on, and ``removal``, by waste rank as well, the best
+    of removing a card that waste takes. The best after a removal is the better of the two
+    in the set it leads to, the waste being the card removed; a set's ``removal`` is the
+    best of its removals of the ranks next to the waste (grouped by set and rank).
+    """
+    sets = _sets()
+    ranks, waste_after = _cards(deal)
+    stock = deal.stock_size
+    jokers = bool((ranks == 0).any())
+    wild_waste = jokers or bool((waste_after == 0).any())  # else no waste is ever wild
+    columns = stock + 1
+    drawn = np.arange(columns, dtype=np.int16)
+    after_draw = np.empty((len(sets.masks), columns), dtype=np.int16)
+    after_draw[-1] = 772 - drawn
+    # The tables of the row after (at first, the full set: nothing left to remove). Rows
+    # of ``removal`` are (set, waste rank): set * width + rank - first, where the ranks run
+    # from ``first``: 1, or 0 when a waste can be wild.
+    first = 0 if wild_waste else 1
+    width = 14 - first
+    stay_or_draw = after_draw[-1:]
+    removal = np.full((width, columns), -1, dtype=np.int16)
+    # Scratch room reused by every row (fresh memory each row costs more than the work).
+    widest = max(b - a for a, b in itertools.pairwise(sets.bounds))
+    by_rank_room = np.empty((widest * 16, columns), dtype=np.int16)
+    removal_room = (np.empty((widest * width, columns), dtype=np.int16),
+                    np.empty((widest * width, columns), dtype=np.int16))
+    right_after = (waste_after - first) * columns + np.arange(columns)  # removal[set], after d draws
+    for k in range(POSITION_COUNT - 1, -1, -1):
+        low, high = sets.bounds[k], sets.bounds[k + 1]
+        count = high - low
+        edges = slice(sets.edge_bounds[k], sets.edge_bounds[k + 1])
+        rank = ranks[sets.edge_position[edges]]
+        after = sets.edge_to[edges] - high
+        # The best after each removal from this row (the waste is then the card removed:
+        # the joker's is wild), then the best by set and rank removed; the joker's at 15.
+        value = np.maximum(np.take(stay_or_draw, after, axis=0),
+                           np.take(removal, after * width + rank - first, axis=0))
+        slot = np.where(rank == 0, 15, rank) if jokers else rank
+        groups, best = _best_by_group(value, ((sets.edge_from[edges] - low) * 16 + slot).astype(np.uint16))
+        by_rank = by_rank_room[: count * 16]
+        by_rank.fill(-1)
+        by_rank[groups] = best
+        by_set_rank = by_rank.reshape(count, 16, columns)  # ranks 1-13 at 1-13, the joker at 15
+        by_waste = removal_room[k % 2][: count * width].reshape(count, width, columns)
+        if wild_waste:  # a wild waste takes every card
+            np.max(by_set_rank[:, 1:14], axis=1, out=by_waste[:, 0])
+        _wrap(by_set_rank, rules)
+        np.maximum(by_set_rank[:, 0:13], by_set_rank[:, 2:15], out=by_waste[:, 1 - first :])
+        if jokers:  # the joker fits every waste
+            np.maximum(by_waste, by_set_rank[:, 15:16], out=by_waste)
+        removal = by_waste.reshape(count * width, columns)
+        # This row: right after d draws, stay, remove, or draw on.
+        stay = sets.base_score[low:high, None] - drawn
+        here = np.maximum(stay, np.take(removal.reshape(count, width * columns), right_after, axis=1))
+        row = after_draw[low:high]
+        row[:] = here
+        for d in range(stock - 1, -1, -1):  # or draw on (quicker than an accumulate)
+            np.maximum(row[:, d], row[:, d + 1], out=row[:, d])
+        stay_or_draw = stay
+        np.maximum(stay[:, :-1], row[:, 1:], out=stay_or_draw[:, :-1])
+    return after_draw
