@@ -58,9 +58,10 @@ async def act(
     """Apply one action to the player's game, save it, answer with the swapped blocks.
 
     A coroutine: the store applies the action to the latest state and saves it as one step
-    (:meth:`GameStore.aupdate`; on SQLite its commit thread does, group-committing), and
-    the answer is rendered on the event loop. Two requests at once (a second tab, a
-    double click) are applied one after the other, each answered with its own result.
+    (:meth:`GameStore.aupdate`; on SQLite through its one write path, whose sync thread
+    covers every commit made before it), and the answer is rendered on the event loop. Two
+    requests at once (a second tab, a double click) are applied one after the other, each
+    answered with its own result.
     """
     store, pages, player = move.store, move.pages, move.player
     try:
