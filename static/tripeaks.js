@@ -174,7 +174,7 @@
     var gate = new Promise(function (resolve) { slot.give = resolve; });
     slot.transition = start(function () { return gate.then(function (update) { return update && update(); }); });
     slot.transition.finished.catch(function () {});
-    slot.timer = setTimeout(function () { hand(slot, null); }, 3000); // never hold the screen long
+    slot.timer = setTimeout(function () { hand(slot, null); }, 1000); // a slow answer gets a transition of its own
     early = slot;
   }
   if (start) {

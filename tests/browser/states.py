@@ -140,8 +140,12 @@ def reach(page: Page, state: str) -> None:
 
 
 def settle(page: Page) -> None:
-    """Wait until no animation or view transition runs."""
-    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+    """Wait until the parts a page loads on its own (a result box's outlook and difficulty,
+    hx-trigger="load") have come and no animation or view transition runs."""
+    page.wait_for_function(
+        """() => !document.querySelector('[hx-trigger="load"], .htmx-request')
+                 && document.getAnimations().every(a => a.playState !== 'running')"""
+    )
 
 
 def run_axe(page: Page) -> list[tuple[str, list[Any]]]:

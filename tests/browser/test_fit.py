@@ -22,6 +22,7 @@ from tests.browser.states import (
     settle,
     sideways,
 )
+from tests.support import blocked_by_drawing
 
 DIALOG = ["#new-game", "#deal", "#cancel-new-game", "#code-input", "input[name=rules]"]
 
@@ -111,3 +112,24 @@ def test_a_tap_leaves_no_hover_lift(new_page) -> None:  # type: ignore[no-untype
     card.tap()
     settle(page)
     assert card.evaluate("e => getComputedStyle(e).transform") == "none"
+
+
+def test_the_board_does_not_shrink_again_when_the_outlook_comes(new_page) -> None:  # type: ignore[no-untyped-def]
+    """When a game ends the result box takes its room once; its outlook, loaded on its own a
+    moment later, has its line kept for it, so the cards do not jump a second time."""
+    page = new_page(reduced_motion="reduce")
+    page.goto(f"/g/{blocked_by_drawing().text()}")
+    settle(page)
+    page.evaluate(
+        """() => { window.sizes = [];
+          new ResizeObserver(e => window.sizes.push(Math.round(e[0].contentRect.height)))
+            .observe(document.querySelector('#peaks')); }"""
+    )
+    assert page.locator("#moves").inner_text() == "0"
+    for count in range(22, -1, -1):
+        page.click("#stock")
+        expect(page.locator("#stock-count")).to_have_text(str(count))
+    expect(page.locator("#outlook")).not_to_be_empty()
+    settle(page)
+    sizes = page.evaluate("window.sizes")
+    assert len(sizes) <= 2, sizes  # the first size, then the one with the box

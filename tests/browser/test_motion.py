@@ -106,3 +106,22 @@ def test_nothing_moves_under_reduced_motion(new_page) -> None:  # type: ignore[n
     page.wait_for_timeout(300)
     assert page.evaluate("window.moved") == []
     assert page.evaluate("document.activeViewTransition ?? null") is None
+
+
+def test_a_flight_starts_with_the_request_and_the_board_updates_as_it_starts(new_page) -> None:  # type: ignore[no-untyped-def]
+    """The old board is captured while the server works (the transition is already running
+    when the answer comes), and the board changes inside the transition, not after its motion:
+    the motion never delays the update (docs/performance.md, "Browser")."""
+    page = new_page()
+    game = fresh(page, CODE)
+    page.evaluate(
+        """() => { window.seen = {};
+          document.addEventListener('htmx:after:request', () => {
+            if (!('atAnswer' in window.seen)) window.seen.atAnswer = !!document.activeViewTransition; });
+          new MutationObserver(() => {
+            if (!('atUpdate' in window.seen)) window.seen.atUpdate = !!document.activeViewTransition;
+          }).observe(document.getElementById('peaks'), {subtree: true, childList: true}); }"""
+    )
+    page.locator(f"#card-{game.playable_positions()[0]}").click()
+    expect(page.locator("#moves")).to_have_text("1")
+    assert page.evaluate("window.seen") == {"atAnswer": True, "atUpdate": True}
