@@ -163,6 +163,14 @@
   // and the answer is swapped in as soon as it arrives (docs/performance.md, "Browser").
   var flight = null, early = null;
   var start = document.startViewTransition && document.startViewTransition.bind(document);
+  // A transition skipped (a tap lands it) or aborted by the browser (the page hidden, another
+  // one begun: "invalid state") rejects its promises; the swap itself still happens, so the
+  // rejections are expected and must not surface as page errors.
+  function quiet(transition) {
+    transition.ready.catch(function () {});
+    transition.finished.catch(function () {});
+    transition.updateCallbackDone.catch(function () {});
+  }
   function hand(slot, update) {
     if (early === slot) early = null;
     clearTimeout(slot.timer);
@@ -173,7 +181,7 @@
     var slot = {};
     var gate = new Promise(function (resolve) { slot.give = resolve; });
     slot.transition = start(function () { return gate.then(function (update) { return update && update(); }); });
-    slot.transition.finished.catch(function () {});
+    quiet(slot.transition);
     slot.timer = setTimeout(function () { hand(slot, null); }, 1000); // a slow answer gets a transition of its own
     early = slot;
   }
@@ -182,7 +190,8 @@
       var transition;
       if (early) { transition = early.transition; hand(early, update); } else transition = start(update);
       flight = transition;
-      transition.finished.finally(function () { if (flight === transition) flight = null; });
+      quiet(transition);
+      transition.finished.then(function () { if (flight === transition) flight = null; }, function () {});
       return transition;
     };
   }

@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import DESKTOP, PHONE, screenshot
+from tests.browser.states import BROWSER_LOCALES, settle
 
 CODE = "TP1-E-AAAAAAB"
 THROWN = "22.19.21.d.12.18.d.d.d.d.20.d.d.d.10.d.11.d.d.9.23.25.d.3.d.13.d.d.d.d.d.d.d.d.d.4.0.d.27"
@@ -80,3 +81,27 @@ def test_review_in_hebrew(new_page) -> None:  # type: ignore[no-untyped-def]
     expect(page.locator("html")).to_have_attribute("dir", "rtl")
     expect(page.locator("#no-return-mark")).to_be_visible()
     screenshot(page, "review-phone-he")
+
+
+@pytest.mark.parametrize("lang", ["en", "he", "uk", "th"])
+def test_the_review_fits_and_every_text_has_contrast(new_page, lang: str) -> None:  # type: ignore[no-untyped-def]
+    """Desktop, phone and phone on its side, light and dark: no sideways scroll, and every text
+    at least 4.5:1 (3:1 large) against the pixels actually behind it."""
+    from tests.browser.test_access import low_contrast
+    from tests.browser.test_pages_extra import no_sideways_scroll
+
+    low = []
+    for scheme in ("light", "dark"):
+        for viewport in (DESKTOP, PHONE, LANDSCAPE):
+            page = new_page(
+                viewport, locale=BROWSER_LOCALES[lang], bypass_csp=True, color_scheme=scheme,
+                extra_http_headers={"Accept-Language": lang},
+            )
+            page.goto(f"/replay/{CODE}/{THROWN}?step=23")
+            expect(page.locator("#no-return-mark")).to_be_visible()
+            settle(page)
+            no_sideways_scroll(page, viewport["width"])
+            low.extend((scheme, viewport["width"], *t) for t in low_contrast(page))
+            if scheme == "light":
+                screenshot(page, f"review-{viewport['width']}-{lang}")
+    assert low == [], "\n".join(map(str, low))
