@@ -45,7 +45,8 @@ def brute_force(game: Game) -> bool:
 
 
 def _fits(a: int, b: int, rules: Rules) -> bool:
-    if abs(a - b) == 1:
+    """docs/variants.md too: rank 0 (the joker, or an empty waste) fits every rank both ways."""
+    if a == 0 or b == 0 or abs(a - b) == 1:
         return True
     return rules is Rules.EASY and {a, b} == {1, 13}
 
@@ -77,7 +78,8 @@ def plain_search(deal: Deal, rules: Rules, removed: int = 0, drawn: int = 0,
         return drawn < len(stock) and search(removed, drawn + 1, stock[drawn])
 
     try:
-        return search(removed, drawn, deal.waste.rank if waste is None else waste)
+        dealt = 0 if deal.waste is None else deal.waste.rank  # an empty waste (variant W) is wild
+        return search(removed, drawn, dealt if waste is None else waste)
     finally:
         sys.setrecursionlimit(old_limit)
 

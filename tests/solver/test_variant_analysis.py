@@ -17,6 +17,7 @@ from app.engine.analysis import analyse
 from app.engine.deal import Deal
 from app.engine.layout import COVERED_BY, PEAK_MASKS
 from app.engine.solver import hint, solve
+from tests.solver.solver_reference import plain_search
 
 FULL = (1 << 28) - 1
 COVER = [sum(1 << q for q in COVERED_BY[p]) for p in range(28)]
@@ -100,32 +101,6 @@ def test_late_positions_agree_with_the_plain_search(letters: str, rules: Rules) 
     assert checked >= 30
 
 
-def plain_win(deal: Deal, rules: Rules) -> bool:
-    """Whether the deal can be won: a depth-first search that stops at the first win."""
-    ranks = [card.rank for card in deal.tableau]
-    stock = [card.rank for card in deal.stock]
-    seen: set[tuple[int, int, int]] = set()
-
-    def search(removed: int, drawn: int, waste: int) -> bool:
-        if removed == FULL:
-            return True
-        if (removed, drawn, waste) in seen:
-            return False
-        seen.add((removed, drawn, waste))
-        for p in range(27, -1, -1):
-            if (
-                not removed >> p & 1
-                and removed & COVER[p] == COVER[p]
-                and fits(ranks[p], waste, rules)
-                and search(removed | 1 << p, drawn, ranks[p])
-            ):
-                return True
-        return drawn < len(stock) and search(removed, drawn + 1, stock[drawn])
-
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 2000))
-    return search(0, 0, 0 if deal.waste is None else deal.waste.rank)
-
-
 @pytest.mark.parametrize("letters", ["W", "J", "WJ"])
 def test_whole_deals_agree_with_the_plain_search(letters: str) -> None:
     outcomes = set()
@@ -133,7 +108,7 @@ def test_whole_deals_agree_with_the_plain_search(letters: str) -> None:
         for number in range(4):
             code = GameCode(rules, number, Variants.parse(letters))
             analysis = analyse(code, scores=False)
-            expected = plain_win(code.deal(), rules)
+            expected = plain_search(code.deal(), rules)
             assert analysis.winnable(0, 0, analysis.waste_after[0]) == expected, code
             outcomes.add(expected)
     assert True in outcomes
