@@ -23,13 +23,13 @@ import datetime as dt
 import enum
 import secrets
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
 from anyio import to_thread
 
-from app.engine import Game, GameCode, Rules
+from app.engine import STANDARD, Game, GameCode, Rules, Variants
 from app.engine.line import Line
 
 T = TypeVar("T")
@@ -181,7 +181,8 @@ class GameStore(abc.ABC):
 
     @abc.abstractmethod
     def player_stats(self, player: str) -> list[PlayerStats]:
-        """The player's statistics, one entry per rule set (in :class:`Rules` order)."""
+        """The player's statistics per rule set and variants (:func:`stats_by_kind`): the two
+        standard rule sets always, then each with variants the player has a result in."""
 
     @abc.abstractmethod
     def display_name(self, player: str) -> str | None:
@@ -272,6 +273,10 @@ class GameResult:
     def rules(self) -> Rules:
         return GameCode.parse(self.code).rules
 
+    @property
+    def variants(self) -> Variants:
+        return GameCode.parse(self.code).variants
+
 
 @dataclass(frozen=True, slots=True)
 class Holder:
@@ -303,7 +308,10 @@ class DealRecord:
 
 @dataclass(frozen=True, slots=True)
 class PlayerStats:
+    """A player's statistics of one rule set with one set of variants (none: the standard game)."""
+
     rules: Rules
+    variants: Variants
     played: int
     """Games with a result: won, blocked, or left unfinished after a move."""
     won: int
@@ -344,10 +352,51 @@ def run_and_time(game: Game) -> tuple[int, float | None]:
     return game.longest_run, game.ended_after
 
 
+def kind_letters(code: GameCode) -> str:
+    """What a result's statistics are kept under: its code's rules and variant letters
+    (``E``, ``CWJ``), as the code writes them."""
+    return code.rules.letter + code.variants.letters
+
+
+def stats_by_kind(
+    rows: Iterable[tuple[str, bool, int, int | None, float | None]],
+) -> list[PlayerStats]:
+    """A player's statistics per rule set and variants, from their results in game order:
+    (kind letters, won, score, longest run, seconds) each.
+
+    Both standard rule sets come first, always (a new player sees their columns at 0); then
+    each rule set with variants that the player has a result in, easy before classic, fewer
+    variants first, in the variants' order (``EO`` before ``EJ`` before ``EOJ``).
+    """
+    kinds: dict[str, list[tuple[bool, int, int | None, float | None]]]
+    kinds = {rules.letter: [] for rules in Rules}
+    for letters, won, score, longest_run, seconds in rows:
+        kinds.setdefault(letters, []).append((bool(won), score, longest_run, seconds))
+    kind = {letters: (Rules(letters[0]), Variants.parse(letters[1:])) for letters in kinds}
+    order = sorted(
+        kinds,
+        key=lambda letters: (
+            len(letters) > 1,
+            list(Rules).index(kind[letters][0]),
+            len(letters),
+            [not on for on in _flags(kind[letters][1])],
+        ),
+    )
+    return [
+        player_stats_of(kind[letters][0], kinds[letters], kind[letters][1]) for letters in order
+    ]
+
+
+def _flags(variants: Variants) -> tuple[bool, bool, bool, bool]:
+    return variants.open_peaks, variants.empty_waste, variants.joker, variants.traditional
+
+
 def player_stats_of(
-    rules: Rules, results: list[tuple[bool, int, int | None, float | None]]
+    rules: Rules,
+    results: list[tuple[bool, int, int | None, float | None]],
+    variants: Variants = STANDARD,
 ) -> PlayerStats:
-    """A player's statistics of one rule set from their results in game order:
+    """A player's statistics of one rule set and variants from their results in game order:
     (won, score, longest run, seconds) each."""
     wins = [score for won, score, _, _ in results if won]
     current, longest = streaks([won for won, _, _, _ in results])
@@ -355,6 +404,7 @@ def player_stats_of(
     times = [seconds for won, _, _, seconds in results if won and seconds is not None]
     return PlayerStats(
         rules,
+        variants,
         len(results),
         len(wins),
         max(wins, default=None),
@@ -363,6 +413,8 @@ def player_stats_of(
         max(runs, default=None),
         min(times, default=None),
     )
+
+
 def line_text(game: Game) -> str:
     """The game's line as a replay link writes it (``d.18.27``, see :mod:`app.engine.line`)."""
     return Line.of(game).text()

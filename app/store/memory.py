@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from app.engine import Game, GameCode, Rules, Status
+from app.engine import Game, GameCode, Status
 from app.store.base import (
     DEFAULT_MAX_GAMES_PER_PLAYER,
     DealRecord,
@@ -26,11 +26,12 @@ from app.store.base import (
     clean_display_name,
     game_outcome,
     improves,
+    kind_letters,
     line_text,
     new_game_id,
     owns,
-    player_stats_of,
     run_and_time,
+    stats_by_kind,
 )
 from app.store.deals import DealRow, epoch_to_datetime, merge, to_record
 
@@ -234,17 +235,16 @@ class MemoryStore(GameStore):
                 (r for r in self._results.values() if r.result.player == player),
                 key=lambda r: r.seq,
             )
-        return [
-            player_stats_of(
-                rules,
-                [
-                    (r.result.won, r.result.score, r.result.longest_run, r.result.seconds)
-                    for r in mine
-                    if r.result.rules is rules
-                ],
+        return stats_by_kind(
+            (
+                kind_letters(GameCode.parse(r.result.code)),
+                r.result.won,
+                r.result.score,
+                r.result.longest_run,
+                r.result.seconds,
             )
-            for rules in Rules
-        ]
+            for r in mine
+        )
 
     # -- players --------------------------------------------------------------------------
 

@@ -12,16 +12,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.engine import Game, GameCode, Rules
+from app.engine import Game, GameCode
 from app.store.base import (
     DealRecord,
     GameResult,
     PlayerStats,
     game_outcome,
     improves,
+    kind_letters,
     line_text,
-    player_stats_of,
     run_and_time,
+    stats_by_kind,
 )
 from app.store.deals import DealRow, epoch_to_datetime, feats_from_text, feats_text, merge, to_record
 from app.store.queries import (
@@ -91,7 +92,7 @@ def record(db: Db, game_id: str, game: Game | None, now: float) -> GameResult | 
         "b_seconds": seconds,
     }
     if previous is None:
-        values.update(b_game_seq=seq, b_player=owner, b_code=code, b_rules=game.rules.letter)
+        values.update(b_game_seq=seq, b_player=owner, b_code=code, b_rules=kind_letters(game.code))
         run(db, INSERT_RESULT, values)
     else:
         run(db, UPDATE_RESULT, values)
@@ -128,19 +129,8 @@ def deal_record(db: Db, code: GameCode) -> DealRecord | None:
 
 
 def player_stats(db: Db, player: str) -> list[PlayerStats]:
-    """The player's statistics per rule set, from their results in the order of the games."""
-    rows = run(db, PLAYER_RESULTS, {"b_player": player}).fetchall()
-    return [
-        player_stats_of(
-            rules,
-            [
-                (bool(won), score, longest_run, seconds)
-                for letter, won, score, longest_run, seconds in rows
-                if letter == rules.letter
-            ],
-        )
-        for rules in Rules
-    ]
+    """The player's statistics per rule set and variants, from their results in game order."""
+    return stats_by_kind(run(db, PLAYER_RESULTS, {"b_player": player}).fetchall())
 
 
 def _result_of(row: Any) -> GameResult:

@@ -35,7 +35,12 @@ from sqlalchemy import (
     update,
 )
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
+
+CODE_LENGTH: Final = 24
+"""Room for any game code: ``TP1-EOWJT-AAAAAAB`` is 17 characters (16 before the variants)."""
+KIND_LENGTH: Final = 8
+"""Room for a code's rules and variant letters: ``EOWJT`` is 5."""
 
 metadata = MetaData()
 
@@ -65,7 +70,7 @@ games = Table(
     ),
     Column("id", String(64), nullable=False, unique=True),
     Column("owner", String(64)),
-    Column("code", String(16), nullable=False),
+    Column("code", String(CODE_LENGTH), nullable=False),
     Column("state", Text, nullable=False),
     Column("version", Integer, nullable=False),
     Column("status", String(8), nullable=False),
@@ -84,8 +89,10 @@ results = Table(
     Column("game_id", String(64), primary_key=True),
     Column("game_seq", BigInteger, nullable=False),
     Column("player", String(64)),
-    Column("code", String(16), nullable=False),
-    Column("rules", String(1), nullable=False),
+    Column("code", String(CODE_LENGTH), nullable=False),
+    # The code's rules letter and its variants' letters (``E``, ``CWJ``): statistics are kept
+    # per rule set and variants. Version 3 widened it from the rules letter alone.
+    Column("rules", String(KIND_LENGTH), nullable=False),
     Column("won", Boolean, nullable=False),
     Column("score", Integer, nullable=False),
     Column("cards_left", Integer, nullable=False),
@@ -102,7 +109,7 @@ results = Table(
 deals = Table(
     "tp_deals",
     metadata,
-    Column("code", String(16), primary_key=True),
+    Column("code", String(CODE_LENGTH), primary_key=True),
     Column("wins", Integer, nullable=False),
     Column("finished", Integer, nullable=False),
     Column("first_game", String(64)),
@@ -120,6 +127,7 @@ deals = Table(
 )
 
 DEAL_FIELDS: Final = tuple(c.name for c in deals.columns if c.name != "code")
+
 
 def _add_columns(table: Table, *names: str) -> Callable[[Connection], None]:
     """A step that adds nullable columns of ``table`` as defined above, typed in the
@@ -140,8 +148,21 @@ def _version_2(conn: Connection) -> None:
     conn.exec_driver_sql("ALTER TABLE tp_results ADD COLUMN line TEXT NOT NULL DEFAULT ''")
 
 
+def _version_3(conn: Connection) -> None:
+    """Step 3: variant codes (``TP1-EOWJT-…``, 17 characters) fit the code columns, and a
+    result's ``rules`` holds the variants' letters too. SQLite does not enforce a length."""
+    if conn.dialect.name != "postgresql":
+        return
+    for table in (games, results, deals):
+        conn.exec_driver_sql(
+            f"ALTER TABLE {table.name} ALTER COLUMN code TYPE VARCHAR({CODE_LENGTH})"
+        )
+    conn.exec_driver_sql(f"ALTER TABLE tp_results ALTER COLUMN rules TYPE VARCHAR({KIND_LENGTH})")
+
+
 MIGRATIONS: Final[dict[int, Callable[[Connection], None]]] = {
     2: _version_2,
+    3: _version_3,
 }
 """Step ``n`` takes a database from version ``n - 1`` to ``n``."""
 
@@ -156,9 +177,7 @@ def schema_version(conn: Connection) -> int | None:
     """The schema version the database is at (``None``: no schema yet), read without a lock."""
     if not inspect(conn).has_table(schema_table.name):
         return None
-    version: int = conn.execute(
-        select(schema_table.c.version).where(schema_table.c.id == 1)
-    ).scalar_one()
+    version: int = conn.execute(select(schema_table.c.version).where(schema_table.c.id == 1)).scalar_one()
     return version
 
 
@@ -175,20 +194,15 @@ def migrate(conn: Connection, dialect: str, now: float) -> int:
         metadata.create_all(conn)
         conn.execute(insert(schema_table).values(id=1, version=SCHEMA_VERSION, migrated=now))
         return SCHEMA_VERSION
-    version = conn.execute(
-        select(schema_table.c.version).where(schema_table.c.id == 1)
-    ).scalar_one()
+    version = conn.execute(select(schema_table.c.version).where(schema_table.c.id == 1)).scalar_one()
     if version > SCHEMA_VERSION:
         raise SchemaTooNew(
-            f"the database is at schema version {version};"
-            f" this release knows versions up to {SCHEMA_VERSION}"
+            f"the database is at schema version {version}; this release knows versions up to {SCHEMA_VERSION}"
         )
     for step in range(version + 1, SCHEMA_VERSION + 1):
         MIGRATIONS[step](conn)
     if version != SCHEMA_VERSION:
         conn.execute(
-            update(schema_table)
-            .where(schema_table.c.id == 1)
-            .values(version=SCHEMA_VERSION, migrated=now)
+            update(schema_table).where(schema_table.c.id == 1).values(version=SCHEMA_VERSION, migrated=now)
         )
     return SCHEMA_VERSION

@@ -160,6 +160,11 @@ class BestUnfinished(HolderOut):
 class DealRecordOut(BaseModel):
     code: str
     rules: Literal["easy", "classic"]
+    variants: list[str] = Field(
+        default_factory=list,
+        description="The variants, as a new game's `variants` names them (empty: the standard game)",
+        examples=[["open_peaks", "joker"]],
+    )
     wins: int = Field(description="Games that won this deal")
     finished: int = Field(description="Games with a result on this deal, won or not")
     first_win: FirstWin | None
@@ -170,6 +175,11 @@ class DealRecordOut(BaseModel):
 
 class StatsOut(BaseModel):
     rules: Literal["easy", "classic"]
+    variants: list[str] = Field(
+        default_factory=list,
+        description="The variants, as a new game's `variants` names them (empty: the standard game)",
+        examples=[["open_peaks", "joker"]],
+    )
     played: int
     won: int
     win_rate: float = Field(description="won / played, 0 when nothing was played")
@@ -219,6 +229,7 @@ def deal_record_out(code: GameCode, record: DealRecord | None, viewer: str) -> D
     return DealRecordOut(
         code=code.text(),
         rules=code.rules.word,  # type: ignore[arg-type]
+        variants=code.variants.words,
         wins=record.wins if record else 0,
         finished=record.finished if record else 0,
         first_win=first,
@@ -231,6 +242,7 @@ def deal_record_out(code: GameCode, record: DealRecord | None, viewer: str) -> D
 def stats_out(stats: PlayerStats) -> StatsOut:
     return StatsOut(
         rules=stats.rules.word,  # type: ignore[arg-type]
+        variants=stats.variants.words,
         played=stats.played,
         won=stats.won,
         win_rate=round(stats.win_rate, 4),
@@ -263,7 +275,8 @@ def get_deal_record(code: str, store: StoreDep, player: PlayerDep) -> DealRecord
 
 @router.get("/api/players/me/stats", response_model=PlayerOut)
 def get_my_stats(store: StoreDep, player: PlayerDep) -> PlayerOut:
-    """The player's statistics per rule set (the player is the one the cookie names)."""
+    """The player's statistics per rule set and variants (the player is the one the cookie
+    names): easy and classic always, then each rule set with variants the player has a result in."""
     return PlayerOut(
         display_name=store.display_name(player),
         stats=[stats_out(s) for s in store.player_stats(player)],

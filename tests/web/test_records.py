@@ -16,7 +16,7 @@ from app.store.base import Feat, GameStore, StoredGame
 from app.web.main import create_app
 from app.web.records import announcement, clean_idle_games, record_line, records_context
 from app.web.settings import Settings
-from tests.store.helpers import two_blocks, two_wins
+from tests.store.helpers import greedy, line_of, two_blocks, two_wins
 from tests.support import winning_line, won_deal
 from tests.web.conftest import game_id_of
 
@@ -54,6 +54,7 @@ def test_record_of_a_deal_nobody_finished(client: TestClient) -> None:
     assert response.json() == {
         "code": "TP1-E-AAAAAAB",
         "rules": "easy",
+        "variants": [],
         "wins": 0,
         "finished": 0,
         "first_win": None,
@@ -103,7 +104,7 @@ def test_my_stats(client: TestClient) -> None:
     assert fresh == {
         "display_name": None,
         "stats": [
-            {"rules": r, "played": 0, "won": 0, "win_rate": 0.0, "best_score": None,
+            {"rules": r, "variants": [], "played": 0, "won": 0, "win_rate": 0.0, "best_score": None,
              "current_streak": 0, "longest_streak": 0, "longest_run": None, "fastest_win": None}
             for r in ("easy", "classic")
         ],
@@ -292,3 +293,34 @@ def test_cleanup_can_be_turned_off(tmp_path: object) -> None:
         assert client.get("/healthz").status_code == 200
         assert cleanup_tasks(client) == []  # none was started, so none can run later
     assert store.get(idle.id) is not None and not store.cleaned.is_set()
+
+
+def test_statistics_keep_each_rule_set_with_variants_apart(client: TestClient, store: MemoryStore) -> None:
+    """A variant game's result counts in its own column (issue 17), under "With variants",
+    never in the standard rule set's; the API lists it with its variants' words."""
+    assert 'id="variant-stats"' not in client.get("/stats").text  # nothing played: no section
+    code, line = won_deal(Rules.EASY)
+    found = store.get(win_by_clicks(client, code, line))
+    assert found is not None and found.owner is not None
+    traditional = GameCode.parse(f"TP1-ET-{code.letters}")  # the same deal, scored by runs
+    won = play(store, found.owner, traditional, line).game
+    joker = GameCode.parse(f"TP1-EJO-{code.letters}")
+    blocked = greedy(joker, prefer_draw=True)
+    play(store, found.owner, joker, line_of(blocked))
+
+    stats = client.get("/api/players/me/stats").json()["stats"]
+    assert [(s["rules"], s["variants"], s["played"], s["won"]) for s in stats] == [
+        ("easy", [], 1, 1), ("classic", [], 0, 0),
+        ("easy", ["traditional"], 1, 1), ("easy", ["open_peaks", "joker"], 1, 0),
+    ]  # fmt: skip
+    assert stats[2]["best_score"] == won.score != stats[0]["best_score"]
+
+    page = client.get("/stats").text
+    standard = re.search(r'<table id="stats-table".*?</table>', page, re.S)
+    assert standard is not None and standard.group(0).count('<th scope="col"') == 2
+    section = re.search(r'<section id="variant-stats".*?</section>', page, re.S)
+    assert section is not None
+    heads = [re.sub(r"\s+", " ", h).strip() for h in re.findall(r'<th scope="col"[^>]*>(.*?)</th>', section.group(0), re.S)]
+    assert heads == ["Easy · Traditional scoring", "Easy · Open peaks · Joker"]
+    best = re.search(r'<th scope="row">Best score</th><td>(.*?)</td><td>(.*?)</td>', section.group(0))
+    assert best is not None and best.groups() == (str(won.score), "–")
