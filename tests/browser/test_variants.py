@@ -36,9 +36,11 @@ def line_to_the_end(code: GameCode) -> list[int]:
 
 
 def play_to_the_end(page: Page, code: GameCode) -> Game:
-    """Play the line by keyboard, checking the score after every action against the engine's."""
+    """Play the line by keyboard from the deal (the game must be at its start, or back at it by
+    undos, which count as moves), checking the score after every action against the engine's."""
     game = Game(code)
-    for number, action in enumerate(line_to_the_end(code), start=1):
+    made = int(page.locator("#moves").inner_text())
+    for number, action in enumerate(line_to_the_end(code), start=made + 1):
         play_by_keys(page, action)
         expect(page.locator("#moves")).to_have_text(str(number))
         game.play(Action(None if action == DRAW else action))
