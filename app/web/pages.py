@@ -426,8 +426,9 @@ def give_hint(request: Request, pages: PagesDep, players_game: PlayersGameDep) -
         advice = hint_for(game)
     except UnsolvedVariant:  # not counted: no hint was given
         event = Event(Happened.HINTED, unavailable=True)
-        context = game_context(request, pages, store, player, stored, event=event, oob=True, record=False)
-        if is_htmx(request):
+        htmx = is_htmx(request)
+        context = game_context(request, pages, store, player, stored, event=event, oob=htmx, record=not htmx)
+        if htmx:
             return pages.blocks(GAME_PAGE, ["status"], context)
         return pages.page(GAME_PAGE, context)
     if advice.action is None:
