@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Final
@@ -19,6 +20,8 @@ RTL_LANGUAGES: Final = frozenset({"he"})
 
 CODE_EXAMPLE: Final = "TP1-E-AAAAAAB"
 _MAX_QUOTED: Final = 40
+_VARIANT_SHAPE: Final = re.compile(r"TP1-[EC][A-Z]+-[A-Z]{7}")
+"""A code whose rules letter has letters after it: variant letters, one of them bad."""
 
 
 def _newstyle(
@@ -81,6 +84,8 @@ class Locale:
         # The board in words (SPEC section 9), in this language's words.
         self.hidden_card = gettext("hidden card")
         self.waste_word = gettext("waste")
+        # Translators: the waste before its first card (the empty-waste variant), in "Waste: …".
+        self.empty_waste = gettext("empty, any exposed card can be removed")
         self.row_names = (gettext("peak tops"), gettext("row 2"), gettext("row 3"), gettext("bottom row"))
         ranks = (
             pgettext("rank", "ace"), "2", "3", "4", "5", "6", "7", "8", "9", "10",
@@ -112,6 +117,7 @@ class Locale:
                 "dir": self.direction,
                 "locale": self,
                 "card_words": self.card_words,
+                "waste_words": self.waste_words,
                 "describe": self.describe,
                 "refusal_message": self.refusal_message,
             }
@@ -125,6 +131,10 @@ class Locale:
         """The card in words: ``7 of spades``, ``7 עלה``, ``7 пік``, ``7 โพดำ``."""
         return self._card_names[card.index]
 
+    def waste_words(self, card: Card | None) -> str:
+        """The waste card in words, or what an empty waste (the empty-waste variant) allows."""
+        return self.empty_waste if card is None else self._card_names[card.index]
+
     def stock_words(self, count: int) -> str:
         return self.ngettext("Stock: %(num)d card", "Stock: %(num)d cards", count) % {"num": count}
 
@@ -137,6 +147,7 @@ class Locale:
             row_names=self.row_names,
             stock_words=self.stock_words,
             waste_word=self.waste_word,
+            empty=self.empty_waste,
         )
 
     def refusal_message(self, refusal: Refusal) -> str:
@@ -162,4 +173,10 @@ class Locale:
         }
         if not stripped:
             return gettext("The game code is empty: expected %(form)s") % {"form": form}
+        shape = _VARIANT_SHAPE.fullmatch(stripped.upper()) if stripped.isascii() else None
+        if shape is not None:
+            letters = gettext("O open peaks, W empty waste, J joker, T traditional scoring, each once")
+            return gettext(
+                "'%(code)s' is not a game code: the letters after E or C name variants (%(letters)s)"
+            ) % {"code": shown, "letters": letters}
         return gettext("'%(code)s' is not a game code: expected %(form)s") % {"code": shown, "form": form}

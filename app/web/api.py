@@ -1,7 +1,13 @@
 """The JSON API, for bots, tests and other front ends (documented at ``/docs``).
 
 A game made here has no owner: its unguessable id (128 random bits) is the
-only key to it. Face-down cards are never in any response.
+only key to it. Face-down cards are never in any response (which cards are face up is
+the engine's :meth:`Game.face_up_mask`: with open peaks, every card on the board).
+
+Variants (``docs/variants.md``): a game is dealt from a code that carries them
+(``{"code": "TP1-EOJ-AAAAAAB"}``) or from ``{"rules": "easy", "variants": ["open_peaks",
+"joker"]}``. The state says its ``variants``; the joker reads ``"JK"``; an empty waste
+(the empty-waste variant, before the first action) is ``null``.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from fastapi import APIRouter, Body, HTTPException
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from app.engine import CodeError, Game, GameCode, RefusedAction, Rules
+from app.engine import STANDARD, CodeError, Game, GameCode, RefusedAction, Rules, VariantError, Variants
 from app.i18n import current_locale
 from app.store import GameStore, StoredGame
 from app.web.clock import timed
@@ -24,16 +30,24 @@ router = APIRouter(prefix="/api", tags=["api"])
 
 
 class NewGame(BaseModel):
-    """Either a game code to deal, or a rule set for a random deal (easy when neither is given)."""
+    """Either a game code to deal (its variant letters included), or a rule set and variants
+    for a random deal (easy, standard when neither is given)."""
 
     model_config = ConfigDict(extra="forbid")
-    code: str | None = Field(default=None, max_length=500, examples=["TP1-E-AAAAAAB"])
+    code: str | None = Field(default=None, max_length=500, examples=["TP1-E-AAAAAAB", "TP1-EOJ-AAAAAAB"])
     rules: Literal["easy", "classic"] | None = None
+    variants: list[str] | None = Field(
+        default=None,
+        max_length=8,
+        description="Variants for a random deal: open_peaks, empty_waste, joker, traditional"
+        " (or their letters O, W, J, T); none for the standard game",
+        examples=[["open_peaks", "joker"]],
+    )
 
     @model_validator(mode="after")
     def one_of(self) -> NewGame:
-        if self.code is not None and self.rules is not None:
-            raise ValueError("give either 'code' or 'rules', not both")
+        if self.code is not None and (self.rules is not None or self.variants is not None):
+            raise ValueError("give either 'code', or 'rules' and 'variants': a code carries its variants")
         return self
 
 
@@ -44,7 +58,9 @@ class RemoveBody(BaseModel):
 
 class SlotState(BaseModel):
     position: int
-    card: str | None = Field(description="Text form (AS, 10H) when face up; null when face down or removed")
+    card: str | None = Field(
+        description="Text form (AS, 10H; JK the joker) when face up; null when face down or removed"
+    )
     face_up: bool
     removed: bool
 
@@ -53,15 +69,24 @@ class GameState(BaseModel):
     id: str
     code: str
     rules: Literal["easy", "classic"]
+    variants: list[Literal["open_peaks", "empty_waste", "joker", "traditional"]] = Field(
+        description="The game's variants (docs/variants.md), in the order of their letters OWJT"
+    )
     tableau: list[SlotState]
-    waste: str | None
+    waste: str | None = Field(
+        description="The waste card (JK the joker); null while the waste is empty (empty-waste"
+        " variant, before the first action: then any exposed card can be removed)"
+    )
     stock_count: int
     score: int
     moves: int
     undo_available: int = Field(description="How many actions can be undone")
     status: Literal["playing", "won", "blocked"]
     peaks_cleared: list[bool]
-    run: int = Field(description="Removals in a row since the last draw (display only: not scored)")
+    run: int = Field(
+        description="Removals in a row since the last draw (scored only under traditional"
+        " scoring, where the next removal scores run + 1)"
+    )
     longest_run: int = Field(description="The longest run of removals without a draw so far")
     started_at: float | None = Field(
         description="When the first action was made, in seconds since the epoch; null before it"
@@ -86,9 +111,10 @@ class Problem(BaseModel):
 def game_state(stored: StoredGame) -> GameState:
     game = stored.game
     tableau = []
+    shown = game.face_up_mask()
     for p in range(28):
         removed = game.is_removed(p)
-        face_up = not removed and game.is_exposed(p)
+        face_up = bool(shown >> p & 1)
         card = game.card_at(p) if face_up else None
         tableau.append(
             SlotState(
@@ -99,6 +125,7 @@ def game_state(stored: StoredGame) -> GameState:
         id=stored.id,
         code=game.code_text(),
         rules="easy" if game.rules is Rules.EASY else "classic",
+        variants=game.variants.words,  # type: ignore[arg-type]
         tableau=tableau,
         waste=None if game.waste is None else game.waste.text(),
         stock_count=game.stock_count,
@@ -150,7 +177,10 @@ async def apply(
 
 @router.post("/games", status_code=201, response_model=GameState, responses={422: {}})
 def create_game(store: StoreDep, body: Annotated[NewGame | None, Body()] = None) -> GameState:
-    """Deal a game: a given code, or a random deal of the given rules."""
+    """Deal a game: a given code, or a random deal of the given rules and variants.
+
+    A bad code, or a word in ``variants`` that names no variant, is a 422 saying why;
+    nothing is stored."""
     body = body or NewGame()
     if body.code is not None:
         try:
@@ -158,7 +188,11 @@ def create_game(store: StoreDep, body: Annotated[NewGame | None, Body()] = None)
         except CodeError:
             raise HTTPException(422, current_locale().code_error(body.code)) from None
     else:
-        code = GameCode.random(Rules.from_word(body.rules or "easy"))
+        try:
+            variants = Variants.from_words(body.variants) if body.variants else STANDARD
+        except VariantError as error:
+            raise HTTPException(422, str(error)) from None
+        code = GameCode.random(Rules.from_word(body.rules or "easy"), variants)
     return game_state(store.create(Game(code), None))
 
 

@@ -1,18 +1,16 @@
-"""The game codes the web deals: the engine's reading (SPEC section 3), standard games only.
+"""The game codes the web deals: the engine's reading (SPEC section 3), variants included.
 
-The engine reads variant codes (``TP1-EOJ-…``, ``docs/variants.md``), but the solver,
-hints, records and pages do not handle variants yet (issue 17), so the web refuses them
-as it refuses any code it cannot deal, and nothing is stored.
+A code may carry variant letters after the rules letter (``TP1-EOJ-AAAAAAB``,
+``docs/variants.md``); the engine reads them leniently (any order and case) and writes
+them in the canonical order ``OWJT``. A bad letter is refused as any bad code is (a
+:class:`~app.engine.CodeError`: the web answers a 4xx quoting the input, nothing stored).
 """
 
 from __future__ import annotations
 
-from app.engine import CodeError, GameCode
+from app.engine import GameCode
 
 
 def parse_code(text: str) -> GameCode:
-    """Read a code as :meth:`GameCode.parse` does; refuse one with variant letters."""
-    code = GameCode.parse(text)
-    if code.variants:
-        raise CodeError(f"{code.text()}: variant games are not offered here yet")
-    return code
+    """Read a code as :meth:`GameCode.parse` does; raises :class:`~app.engine.CodeError`."""
+    return GameCode.parse(text)

@@ -18,7 +18,17 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from markupsafe import escape
 
-from app.engine import CodeError, Game, GameCode, Refusal, Rules, Status
+from app.engine import (
+    CodeError,
+    Game,
+    GameCode,
+    Refusal,
+    Rules,
+    Status,
+    UnsolvedVariant,
+    VariantError,
+    Variants,
+)
 from app.engine.review import Difficulty
 from app.i18n import N_, current_locale
 from app.store import GameStore, StoredGame, VersionConflict
@@ -34,6 +44,7 @@ from app.web.records import announcement, record_line
 from app.web.render import Pages, is_htmx
 from app.web.replay import difficulty_word, record_review
 from app.web.solving import deal_outlook, hint_for, is_proven_winnable, winnable_code
+from app.web.variants import VARIANTS_COOKIE, remembered_variants, variant_choices
 from app.web.views import Event, Happened
 
 router = APIRouter()
@@ -166,6 +177,7 @@ def game_context(
         "code_input": "",
         "code_error": None,
         "winnable_only": winnable_only_on(request),
+        "variant_choices": variant_choices(remembered_variants(request)),
         "difficulties": [(d.value, difficulty_word(d)) for d in CHOSEN_DIFFICULTIES],
         "announcement": announcement(store, stored),
         "record_line": record_line(store.deal_record(game.code), player) if record else "",
@@ -229,7 +241,12 @@ def deal_page(
 
 @router.get("/new", name="new_game_page")
 def new_game_page(request: Request, pages: PagesDep) -> Response:
-    return pages.page("new.html", new_game_context(request, winnable_only=winnable_only_on(request)))
+    return pages.page(
+        "new.html",
+        new_game_context(
+            request, winnable_only=winnable_only_on(request), variants=remembered_variants(request)
+        ),
+    )
 
 
 def new_game_context(
@@ -240,6 +257,8 @@ def new_game_context(
     rules: Rules = Rules.EASY,
     winnable_only: bool = False,
     difficulty: str = "",
+    variants: Variants | None = None,
+    form_error: str | None = None,
 ) -> dict[str, Any]:
     return {
         "request": request,
@@ -250,6 +269,8 @@ def new_game_context(
         "winnable_only": winnable_only,
         "difficulties": [(d.value, difficulty_word(d)) for d in CHOSEN_DIFFICULTIES],
         "chosen_difficulty": difficulty,
+        "variant_choices": variant_choices(remembered_variants(request) if variants is None else variants),
+        "form_error": form_error,
         "oob": False,
         "standalone": not is_htmx(request),
     }
@@ -265,42 +286,54 @@ def new_game(
     code: Annotated[str, Form(max_length=MAX_CODE_INPUT)] = "",
     winnable_only: Annotated[bool, Form()] = False,
     difficulty: Annotated[Literal["", "easy", "medium", "hard", "expert"], Form()] = "",
+    variant_words: Annotated[list[str], Form(alias="variants", max_length=8)] = [],  # noqa: B006
 ) -> Response:
     rules = Rules.from_word(rules_word)
+    try:
+        variants = Variants.from_words(variant_words)
+    except VariantError as error:
+        raise HTTPException(422, str(error)) from None
     left = store.current(player)
+
+    def refused(**problem: str) -> Response:
+        context = new_game_context(
+            request, code_input=code, rules=rules, winnable_only=winnable_only,
+            difficulty=difficulty, variants=variants, **problem,
+        )
+        if is_htmx(request):
+            return pages.blocks(
+                GAME_PAGE,
+                ["new_game_form"],
+                context,
+                status_code=400,
+                headers={"HX-Retarget": "#new-game-form", "HX-Reswap": "outerHTML"},
+            )
+        return pages.page("new.html", context, status_code=400)
+
     if code.strip():
         try:
             parsed = read_code(code)
         except CodeError:
-            error = current_locale().code_error(code)
-            context = new_game_context(
-                request, code_input=code, code_error=error, rules=rules, winnable_only=winnable_only,
-                difficulty=difficulty,
-            )
-            if is_htmx(request):
-                return pages.blocks(
-                    GAME_PAGE,
-                    ["new_game_form"],
-                    context,
-                    status_code=400,
-                    headers={"HX-Retarget": "#new-game-form", "HX-Reswap": "outerHTML"},
-                )
-            return pages.page("new.html", context, status_code=400)
+            return refused(code_error=current_locale().code_error(code))
         stored = store.create(Game(parsed), player)
     else:
         if winnable_only:  # of the difficulty asked for, if one was
-            dealt = winnable_code(rules, Difficulty(difficulty) if difficulty else None)
+            try:
+                dealt = winnable_code(rules, Difficulty(difficulty) if difficulty else None, variants)
+            except UnsolvedVariant:
+                return refused(form_error=current_locale().gettext(
+                    "Winnable deals only is not available for this variant yet."
+                ))
         else:
-            dealt = GameCode.random(rules)
+            dealt = GameCode.random(rules, variants)
         stored = store.create(Game(dealt), player)
-    response = show_new_game(request, pages, store, player, stored, left=left)
-    response.set_cookie(
-        WINNABLE_ONLY_COOKIE,
-        "1" if winnable_only else "0",
-        max_age=SETTING_MAX_AGE,
-        samesite="lax",
-        httponly=True,
+    response = show_new_game(
+        request, pages, store, player, stored, left=left,
+        form={"winnable_only": winnable_only, "variant_choices": variant_choices(variants)},
     )
+    remembered = ((WINNABLE_ONLY_COOKIE, "1" if winnable_only else "0"), (VARIANTS_COOKIE, variants.letters))
+    for name, value in remembered:
+        response.set_cookie(name, value, max_age=SETTING_MAX_AGE, samesite="lax", httponly=True)
     return response
 
 
@@ -313,9 +346,11 @@ def show_new_game(
     *,
     left: StoredGame | None = None,
     event: Event | None = None,
+    form: dict[str, Any] | None = None,
 ) -> Response:
     """The new current game. ``left``: the game it replaces; while that one was under way, the
-    page offers a way back to it (New game and Restart ask nothing, and lose nothing)."""
+    page offers a way back to it (New game and Restart ask nothing, and lose nothing).
+    ``form``: the New game window's choices just made (its cookies are not read back yet)."""
     if not is_htmx(request):
         return RedirectResponse(page_url(stored.game), status_code=303)
     in_progress = (
@@ -328,6 +363,7 @@ def show_new_game(
         game_context(
             request, pages, store, player, stored,
             event=event or Event(Happened.DEALT), form_oob=True, left_game=left if in_progress else None,
+            **(form or {}),
         ),
         headers={"HX-Push-Url": page_url(stored.game)},
     )
@@ -386,7 +422,15 @@ def give_hint(request: Request, pages: PagesDep, players_game: PlayersGameDep) -
             game_context(request, pages, store, player, stored, event=event, oob=True, record=False),
             status_code=409,
         )
-    advice = hint_for(game)
+    try:
+        advice = hint_for(game)
+    except UnsolvedVariant:  # not counted: no hint was given
+        event = Event(Happened.HINTED, unavailable=True)
+        htmx = is_htmx(request)
+        context = game_context(request, pages, store, player, stored, event=event, oob=htmx, record=not htmx)
+        if htmx:
+            return pages.blocks(GAME_PAGE, ["status"], context)
+        return pages.page(GAME_PAGE, context)
     if advice.action is None:
         event = Event(Happened.HINTED, undos=advice.undos_to_winnable)
     elif advice.action.position is None:

@@ -26,12 +26,13 @@ from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
-from app.engine import DECK, Card, Game
+from app.engine import Card, Game
 from app.engine.layout import exposed_mask
 from app.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, current_locale
 from app.i18n.locale import CODE_EXAMPLE
 from app.web.clock import clock_text, duration_iso, game_clock
 from app.web.daily import daily_deal
+from app.web.variants import game_label, variants_words
 from app.web.views import TABLEAU_ORDER, Slot, playable_cards
 
 ROOT: Final = Path(__file__).resolve().parents[2]
@@ -125,6 +126,7 @@ def make_environment() -> jinja2.Environment:
     env.globals["card_words"] = Card.words
     env.globals["card_list"] = card_list
     env.globals["playable_words"] = playable_words
+    env.globals.update(game_label=game_label, variants_words=variants_words)  # app/web/variants.py
     env.filters["sentence"] = sentence
     env.filters["code_error_html"] = code_error_html
     env.globals["languages"] = tuple((code, LANGUAGE_NAMES[code]) for code in LANGUAGES)
@@ -150,24 +152,32 @@ class _Slots:
     """
 
     MOST: Final = 20_000
-    """Shapes kept per language at most (28 positions, 53 faces and 8 sets of flags can occur)."""
+    """Shapes kept per language at most (28 positions, 54 faces and 16 sets of flags can occur)."""
 
     def __init__(self, env: jinja2.Environment) -> None:
         self._macro = env.get_template("_slot.html").module.slot_html  # type: ignore[attr-defined]
         self._kept: dict[Locale, dict[int, str]] = {}
 
     def html(
-        self, position: int, card_index: int, removed: bool, turned: bool, hinted: bool, words: Locale
+        self,
+        position: int,
+        card_index: int,
+        removed: bool,
+        turned: bool,
+        hinted: bool,
+        words: Locale,
+        covered: bool = False,
     ) -> str:
-        """``card_index``: the face-up card's place in the deck, -1 for a face-down card."""
-        key = position << 10 | (card_index + 1) << 3 | removed << 2 | turned << 1 | hinted
+        """``card_index``: the face-up card's place in the deck (52 the joker), -1 for a
+        face-down card; ``covered``: face up but not exposed (open peaks)."""
+        key = position << 10 | (card_index + 1) << 4 | covered << 3 | removed << 2 | turned << 1 | hinted
         kept = self._kept.get(words)
         if kept is None:
             kept = self._kept[words] = {}
         found = kept.get(key)
         if found is None:
-            card = DECK[card_index] if card_index >= 0 else None
-            view = Slot(position, card, card is not None, removed, turned, hinted)
+            card = Card.from_index(card_index) if card_index >= 0 else None
+            view = Slot(position, card, card is not None, removed, turned, hinted, covered)
             found = str(self._macro(view, words.card_words(card) if card else "", words.hidden_card))
             if len(kept) >= self.MOST:
                 kept.clear()
@@ -197,12 +207,15 @@ class Pages:
     ) -> Markup:
         """The 28 tableau positions in layout order, in the current language.
 
-        A face-down card is rendered without its card: nothing here reveals it. ``turned``
-        are the positions the last action turned face up; ``hint`` is a position to mark.
+        A face-down card is rendered without its card: nothing here reveals it. Which cards
+        are face up is the engine's to say (:meth:`Game.face_up_mask`: the exposed ones, or
+        with open peaks every card on the board). ``turned`` are the positions the last
+        action turned face up; ``hint`` is a position to mark.
         """
         words = current_locale()
         removed = game.removed_mask
-        exposed = exposed_mask(removed)
+        face_up = game.face_up_mask()
+        covered = face_up & ~exposed_mask(removed)
         cards = game.deal.tableau
         slot = self._slot
         return Markup(
@@ -210,11 +223,12 @@ class Pages:
                 [
                     slot(
                         p,
-                        cards[p].index if exposed >> p & 1 else -1,
+                        cards[p].index if face_up >> p & 1 else -1,
                         bool(removed >> p & 1),
                         p in turned,
                         p == hint,
                         words,
+                        bool(covered >> p & 1),
                     )
                     for p in TABLEAU_ORDER
                 ]

@@ -12,6 +12,11 @@ Solver time is reported to the metrics (``tripeaks_solver_seconds{kind}``): "ana
 worker's CPU time for one deal (its own clock, so time spent queued is not in it); "hint",
 "outlook" and "deal", the time the request spent on them here, waiting for the worker
 included.
+
+Every code goes through the same engine calls, variants included (``docs/variants.md``).
+Where the engine does not judge a variant yet it raises
+:class:`~app.engine.UnsolvedVariant`: :func:`deal_outlook` says so (``unavailable``), and
+:func:`hint_for` and :func:`winnable_code` let it through for their callers to say so.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-from app.engine import Game, GameCode, Rules
+from app.engine import STANDARD, Game, GameCode, Rules, UnsolvedVariant, Variants
 from app.engine.analysis import ANALYSES, DealAnalysis, analyse
 from app.engine.review import Difficulty, playout_share, rate
 from app.engine.solver import Hint, hint, solve
@@ -84,12 +89,16 @@ class _Analyses:
             return None
 
     def rated_code(
-        self, rules: Rules, difficulty: Difficulty, timeout: float = ANALYSIS_SECONDS
+        self,
+        rules: Rules,
+        difficulty: Difficulty,
+        timeout: float = ANALYSIS_SECONDS,
+        variants: Variants = STANDARD,
     ) -> GameCode | None:
-        """A random deal of ``rules`` rated ``difficulty``, found in the worker (``None``: not
-        found in :data:`RATED_TRIES` deals, or not within ``timeout`` seconds)."""
+        """A random deal of ``rules`` and ``variants`` rated ``difficulty``, found in the worker
+        (``None``: not found in :data:`RATED_TRIES` deals, or not within ``timeout`` seconds)."""
         with self._lock:
-            job = self._started().submit(_find_rated, rules, difficulty, RATED_TRIES)
+            job = self._started().submit(_find_rated, rules, difficulty, RATED_TRIES, variants)
         try:
             return job.result(timeout=timeout)
         except FutureTimeout:
@@ -112,11 +121,13 @@ def _timed_analysis(code: GameCode) -> tuple[DealAnalysis, float]:
     return analysis, time.process_time() - start
 
 
-def _find_rated(rules: Rules, difficulty: Difficulty, tries: int) -> GameCode | None:
+def _find_rated(
+    rules: Rules, difficulty: Difficulty, tries: int, variants: Variants = STANDARD
+) -> GameCode | None:
     """The worker's job for "winnable deals only" of one difficulty: random deals rated until
     one is ``difficulty`` (a deal's rating: the win pass and 200 playouts, about 7 ms)."""
     for _ in range(tries):
-        code = GameCode.random(rules)
+        code = GameCode.random(rules, variants)
         analysis = analyse(code, scores=False)
         if analysis.winnable(0, 0, analysis.waste_after[0]) and rate(True, playout_share(code)) is difficulty:
             return code
@@ -132,6 +143,8 @@ class Outlook:
 
     winnable: bool | None
     best_score: int | None
+    unavailable: bool = False
+    """The engine does not judge this variant yet (:class:`~app.engine.UnsolvedVariant`)."""
 
 
 @lru_cache(maxsize=4096)
@@ -150,6 +163,8 @@ def deal_outlook(code: GameCode) -> Outlook:
         outlook = _start_outlook(code)
     except LookupError:
         return Outlook(None, None)  # not kept: asked again next time
+    except UnsolvedVariant:
+        return Outlook(None, None, unavailable=True)
     if outlook.winnable:
         note_winnable(code)
     return outlook
@@ -158,7 +173,8 @@ def deal_outlook(code: GameCode) -> Outlook:
 def hint_for(game: Game) -> Hint:
     """One action on a winning line (towards the best score), or how many undos lead back
     to one. If the worker is late, the hint is made here from the quick part of the
-    analysis alone (whether each position can be won: about 3 ms of CPU)."""
+    analysis alone (whether each position can be won: about 3 ms of CPU). Raises
+    :class:`~app.engine.UnsolvedVariant` for a variant the engine does not judge yet."""
     with solver_timer("hint"):
         analysis = analyses.get(game.code)
         if analysis is None:
@@ -166,17 +182,20 @@ def hint_for(game: Game) -> Hint:
         return hint(game, analysis=analysis)
 
 
-def winnable_code(rules: Rules, difficulty: Difficulty | None = None) -> GameCode:
-    """A random deal proven winnable under ``rules`` (the quick search: about 5 ms a deal);
-    with ``difficulty``, one rated so (found in the worker; any winnable deal if it is late)."""
+def winnable_code(
+    rules: Rules, difficulty: Difficulty | None = None, variants: Variants = STANDARD
+) -> GameCode:
+    """A random deal of ``rules`` and ``variants`` proven winnable (the quick search: about
+    5 ms a deal); with ``difficulty``, one rated so (found in the worker; any winnable deal if
+    it is late). Raises :class:`~app.engine.UnsolvedVariant` for a variant not judged yet."""
     with solver_timer("deal"):
         if difficulty is not None:
-            rated = analyses.rated_code(rules, difficulty)
+            rated = analyses.rated_code(rules, difficulty, variants=variants)
             if rated is not None:
                 note_winnable(rated)
                 return rated
         for _ in range(WINNABLE_TRIES):
-            code = GameCode.random(rules)
+            code = GameCode.random(rules, variants)
             if solve(Game(code)).winnable:
                 note_winnable(code)
                 return code

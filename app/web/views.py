@@ -40,6 +40,8 @@ class Event:
     """The cards the action turned face up (a removal uncovered them)."""
     turned_down: tuple[Card, ...] = ()
     """The cards the action turned back face down (an undone removal covered them again)."""
+    unavailable: bool = False
+    """A hint the engine cannot give for this variant yet (:class:`~app.engine.UnsolvedVariant`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +54,8 @@ class Slot:
     turned: bool
     """Turned face up by the action just made (for the flip animation)."""
     hinted: bool
+    covered: bool = False
+    """Face up but covered by a card (open peaks): shown, not yet playable."""
 
 
 TABLEAU_ORDER: Final = tuple(p for row in ROWS for p in row)
@@ -59,12 +63,18 @@ TABLEAU_ORDER: Final = tuple(p for row in ROWS for p in row)
 
 
 def turned_by_removal(game: Game, position: int) -> frozenset[int]:
-    """The positions that removing ``position`` (just done) turned face up."""
+    """The positions that removing ``position`` (just done) turned face up (none with open
+    peaks: every card was face up already)."""
+    if game.variants.open_peaks:
+        return frozenset()
     return frozenset(q for q in COVERS[position] if game.is_exposed(q))
 
 
 def covered_by_undo(before: Game, after: Game) -> tuple[Card, ...]:
-    """The cards an undo turned back face down: exposed before it, covered after it."""
+    """The cards an undo turned back face down: exposed before it, covered after it (none
+    with open peaks: they stay face up)."""
+    if after.variants.open_peaks:
+        return ()
     return tuple(
         before.deal.tableau[p]
         for p in TABLEAU_ORDER

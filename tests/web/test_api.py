@@ -11,7 +11,7 @@ from tests.support import won_deal
 
 CODE = "TP1-E-AAAAAAB"
 STATE_KEYS = {
-    "id", "code", "rules", "tableau", "waste", "stock_count", "score", "moves",
+    "id", "code", "rules", "variants", "tableau", "waste", "stock_count", "score", "moves",
     "undo_available", "status", "peaks_cleared", "run", "longest_run", "started_at",
     "ended_after",
 }
