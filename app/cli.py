@@ -284,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--best", action="store_true", help="also a histogram of best scores")
     stats.add_argument(
         "--variants", default="", metavar="LETTERS",
-        help="variant letters (docs/variants.md): O open peaks, W empty waste, J joker",
+        help="variant letters (docs/variants.md): O open peaks, W empty waste, J joker, T traditional",
     )
     stats.set_defaults(run=_stats)
     return parser

@@ -4,6 +4,7 @@
     .venv/bin/python bench/solver.py --deals 10000 --csv out.csv  # keep every deal's result
     .venv/bin/python bench/solver.py --from-csv out.csv --plot docs/solve_times.png
     .venv/bin/python bench/solver.py --deals 2000 --best --csv best.csv --plot-scores docs/best_scores.png
+    .venv/bin/python bench/solver.py --deals 1000 --best --variants T   # traditional scoring
 
 Times are the processor time of each solve in one process (``time.process_time``),
 deal after deal, the shared tables built before the first one; the wall-clock
@@ -27,6 +28,7 @@ from app.engine.solver_stats import (
     solve_range,
     summarize,
 )
+from app.engine.variants import Variants
 
 FIELDS = ("rules", "number", "winnable", "cpu_ms", "wall_ms", "nodes", "score")
 
@@ -142,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--from-csv", type=Path, help="summarise (and plot) a saved run")
     parser.add_argument("--plot", type=Path, help="draw the time distribution (needs matplotlib)")
     parser.add_argument("--plot-scores", type=Path, help="draw the best-score distribution")
+    parser.add_argument("--variants", type=Variants.parse, default=Variants(), metavar="LETTERS",
+                        help="variant letters (docs/variants.md): O, W, J, T")
     args = parser.parse_args(argv)
 
     if args.from_csv:
@@ -153,13 +157,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{word}:", file=sys.stderr)
             results[rules] = solve_range(
                 rules, args.start, args.deals, best=args.best, jobs=args.jobs,
-                progress=_progress,
+                progress=_progress, variants=args.variants,
             )
         if args.csv:
             write_csv(args.csv, [(rules, r) for rules, rows in results.items() for r in rows])
     for rules, rows in results.items():
         start = min(r.number for r in rows)
-        print(format_summary(rules, start, summarize(rows, wall=args.wall), scores=args.best))
+        print(format_summary(rules, start, summarize(rows, wall=args.wall), scores=args.best,
+                             variants=args.variants))
         print()
     if args.plot:
         plot(results, args.plot)

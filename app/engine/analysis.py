@@ -29,7 +29,12 @@ Memory: ``win_limit`` is 22,932 x 14 bytes, ``best_after_draw`` 22,932 x 24 x 2 
 about 1.4 MiB a deal in all (:attr:`DealAnalysis.nbytes`).
 
 In the variants (``docs/variants.md``) a waste of rank 0 is wild (the joker, or no waste
-card yet) and takes every card; the stock may hold 24 or 25 cards.
+card yet) and takes every card; the stock may hold 24 or 25 cards. Under traditional
+scoring (``T``) the score so far depends on the line, and the future on the current run as
+well: ``best_after_draw`` then holds the best *gain* right after each draw (the run 0,
+:mod:`app.engine.runs`), and a position is asked with its run and its score so far
+(:meth:`DealAnalysis.verdict`'s ``run`` and ``score``; :meth:`DealAnalysis.of` reads them
+from the game). Whether a position can be won is the same as in the standard game.
 """
 
 from __future__ import annotations
@@ -39,10 +44,11 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Final
 
-from app.engine.deal import Deal, GameCode, Rules, rank_of, require_solvable
+from app.engine.deal import Deal, GameCode, Rules, rank_of
 from app.engine.game import Action, Game, ranks_adjacent
 from app.engine.layout import ALL_POSITIONS_MASK, POSITION_COUNT
 from app.engine.passes import Int8Array, Int16Array, _sets, best_after_draws, score_of, win_limits
+from app.engine.runs import best_gain, peak_bonus, run_best_after_draws
 
 __all__ = ["ANALYSES", "AnalysisCache", "DealAnalysis", "PositionVerdict", "analyse", "score_of"]
 
@@ -62,6 +68,12 @@ class PositionVerdict:
     score can get, which may be the score already shown). ``move``: an action towards that
     best score (on a winning line when ``winnable``), or ``None`` when no action gets there
     (the game is over, or every action only costs points).
+
+    Under traditional scoring (``T``) ``winnable`` comes from the win table, and the best
+    score is the highest any line reaches, which is not always a win's: the draws a win
+    still needs may cost more (5 each) than its removals and peaks bring. ``move`` is then
+    towards that best score and may give the win up (see :func:`app.engine.solver.hint`
+    for the action a hint gives).
     """
 
     winnable: bool
@@ -83,8 +95,9 @@ class DealAnalysis:
     """Rows: the reachable sets of removed cards; columns: waste rank (1-13). The most
     cards drawn from which the position can be won, ``-1`` when it cannot."""
     best_after_draw: Int16Array | None
-    """Rows: the sets; columns: cards drawn. The best score reachable right after a draw;
-    ``None`` in an analysis made without scores (``analyse(code, scores=False)``)."""
+    """Rows: the sets; columns: cards drawn. The best score reachable right after a draw
+    (under traditional scoring: the best gain from there, the run 0); ``None`` in an
+    analysis made without scores (``analyse(code, scores=False)``)."""
     ranks: tuple[int, ...]
     waste_after: tuple[int, ...]
     """The waste card's rank after ``d`` draws: the deal's waste card, then the stock (0: the
@@ -119,8 +132,11 @@ class DealAnalysis:
         return drawn <= int(self.win_limit[self._row(removed), waste])
 
     def best_score(self, removed: int, drawn: int, waste: int) -> int:
-        """The best score reachable from the position (itself included)."""
+        """The best score reachable from the position (itself included); under traditional
+        scoring, use :meth:`verdict` with the run and the score so far."""
         self._check(drawn, waste)
+        if self.traditional:
+            raise ValueError("under traditional scoring the best score needs the run and the score")
         return self._best(removed, drawn, waste, {})
 
     def _best(self, removed: int, drawn: int, waste: int, memo: dict[int, int]) -> int:
@@ -180,17 +196,29 @@ class DealAnalysis:
             removed, drawn, waste = self.after(move, removed, drawn)
         return line
 
-    def best_line(self, removed: int, drawn: int, waste: int) -> list[Action]:
-        """A line from the position to its best score (to a win, when it can be won)."""
+    def best_line(self, removed: int, drawn: int, waste: int, *, run: int = 0) -> list[Action]:
+        """A line from the position to its best score (to a win, when it can be won; under
+        traditional scoring, whose position needs its ``run``, the best score is not always
+        a win's, see :class:`PositionVerdict`)."""
         line: list[Action] = []
-        while (move := self.verdict(removed, drawn, waste).move) is not None:
+        while (move := self.verdict(removed, drawn, waste, run=run, score=0).move) is not None:
             line.append(move)
             removed, drawn, waste = self.after(move, removed, drawn)
+            run = 0 if move.position is None else run + 1
         return line
 
-    def verdict(self, removed: int, drawn: int, waste: int) -> PositionVerdict:
-        """Whether the position can be won, its best score, and a move towards that score."""
+    def verdict(
+        self, removed: int, drawn: int, waste: int, *, run: int = 0, score: int | None = None
+    ) -> PositionVerdict:
+        """Whether the position can be won, its best score, and a move towards that score.
+
+        Under traditional scoring the position needs its ``run`` (removals since the last
+        draw or the deal; 0 right after a draw) and its ``score`` so far; the standard game
+        ignores both (its score follows from the position).
+        """
         self._check(drawn, waste)
+        if self.traditional:
+            return self._traditional_verdict(removed, drawn, waste, run, score)
         memo: dict[int, int] = {}
         best = self._best(removed, drawn, waste, memo)
         winnable = best >= WON_MIN_SCORE
@@ -213,17 +241,61 @@ class DealAnalysis:
                 move = Action(None)
         return PositionVerdict(winnable, best, move)
 
+    @property
+    def traditional(self) -> bool:
+        """Whether the deal is played under traditional scoring (variant ``T``)."""
+        return self.code.variants.traditional
+
+    def _traditional_verdict(
+        self, removed: int, drawn: int, waste: int, run: int, score: int | None
+    ) -> PositionVerdict:
+        if score is None:
+            raise ValueError("under traditional scoring a position needs its score so far")
+        table = self.best_after_draw
+        if table is None:
+            raise ValueError("this analysis was made without scores")
+        row = self._row(removed)
+        if not 0 <= run <= removed.bit_count():
+            raise ValueError(f"a run of {run} removals cannot follow {removed.bit_count()} removed")
+        if run == 0 and removed != FULL and waste != self.waste_after[drawn]:
+            raise ValueError("right after a draw (the run 0) the waste is the card just drawn")
+        winnable = self.winnable(removed, drawn, waste)
+        memo: dict[int, int] = {}
+        gain = best_gain(table, self.fits, self.ranks, (removed, drawn, waste, run), memo)
+        move: Action | None = None
+        if removed != FULL:
+            here = peak_bonus(removed)
+            playable = _sets().exposed[row] & self.fits[waste]
+            while playable and move is None:  # the bottom row first, as in the standard game
+                p = playable.bit_length() - 1
+                playable ^= 1 << p
+                after = removed | 1 << p
+                points = run + 1 + peak_bonus(after) - here
+                child = (after, drawn, self.ranks[p], run + 1)
+                if points + best_gain(table, self.fits, self.ranks, child, memo) == gain:
+                    move = Action(p)
+            if move is None and gain > 0 and drawn < self.stock_size:
+                move = Action(None)  # no removal gets there: the draw does (stopping gains 0)
+        return PositionVerdict(winnable, score + gain, move)
+
+    def keeps_win(self, action: Action, removed: int, drawn: int) -> bool:
+        """Whether the position after ``action`` can still be won (it is not checked legal)."""
+        after = self.after(action, removed, drawn)
+        return after[0] == FULL or self.winnable(*after)
+
     def of(self, game: Game) -> PositionVerdict:
         """:meth:`verdict` for the game's position (the game must be of this deal)."""
         if game.code != self.code:
             raise ValueError(f"this analysis is of {self.code.text()}, not {game.code_text()}")
         if game.is_over:
             return PositionVerdict(True, game.score, None)
-        return self.verdict(game.removed_mask, game.drawn, rank_of(game.waste))
+        return self.verdict(
+            game.removed_mask, game.drawn, rank_of(game.waste), run=game.run, score=game.score
+        )
 
     def start(self) -> PositionVerdict:
-        """The verdict on the deal as dealt."""
-        return self.verdict(0, 0, self.waste_after[0])
+        """The verdict on the deal as dealt (under traditional scoring its score is 0)."""
+        return self.verdict(0, 0, self.waste_after[0], run=0, score=0)
 
     def winning_first_moves(self) -> int:
         """How many of the actions open at the deal keep a win in reach (a difficulty input)."""
@@ -247,13 +319,15 @@ def fitting_masks(deal: Deal, rules: Rules) -> tuple[int, ...]:
 
 def analyse(code: GameCode, *, scores: bool = True) -> DealAnalysis:
     """Analyse the deal named by ``code`` under its rules: whether each position can be won
-    (about 3 ms of CPU), and with ``scores`` its best score (about 8 ms more)."""
-    require_solvable(code)
+    (about 3 ms of CPU), and with ``scores`` its best score (about 8 ms more; under
+    traditional scoring the longest-runs pass of :mod:`app.engine.runs`, several times
+    that: ``docs/performance.md``)."""
     deal = code.deal()
+    scoring = run_best_after_draws if code.variants.traditional else best_after_draws
     return DealAnalysis(
         code=code,
         win_limit=win_limits(deal, code.rules),
-        best_after_draw=best_after_draws(deal, code.rules) if scores else None,
+        best_after_draw=scoring(deal, code.rules) if scores else None,
         ranks=tuple(card.rank for card in deal.tableau),
         waste_after=(rank_of(deal.waste), *(card.rank for card in deal.stock)),
         fits=fitting_masks(deal, code.rules),

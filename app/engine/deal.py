@@ -74,15 +74,8 @@ EXPECTED_FORM: Final = "TP1-E-AAAAAAB (TP1, E for easy or C for classic, then se
 
 
 class UnsolvedVariant(ValueError):
-    """A game code with variants that the solver does not judge yet (issue 17 is open)."""
-
-
-def require_solvable(code: GameCode) -> None:
-    """Refuse a code the solver cannot judge yet: traditional scoring (its best score is a
-    different objective, ``docs/variants.md`` section 8). Open peaks, the empty waste and
-    the joker it judges."""
-    if code.variants.traditional:
-        raise UnsolvedVariant(f"{code.text()}: the solver does not judge traditional scoring yet")
+    """A question the depth-first search cannot answer for a variant deal: it knows the
+    standard deck only (:func:`dealt_waste`). The whole-deal analysis judges every variant."""
 
 
 def dealt_waste(deal: Deal) -> Card:

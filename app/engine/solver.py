@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from app.engine.analysis import ANALYSES, DealAnalysis, analyse
-from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules, dealt_waste, rank_of, require_solvable
+from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules, dealt_waste, rank_of
 from app.engine.game import Action, Game
 from app.engine.layout import ALL_POSITIONS_MASK, COVER_MASKS, PEAK_MASKS, POSITION_COUNT
 
@@ -499,14 +499,18 @@ def solve(
     depth-first search alone: below :data:`QUICK_NODES` it is the search's whole budget
     and :class:`SearchLimitExceeded` is raised past it. ``solver`` reuses the tables of an
     earlier search of the same deal.
+
+    Under traditional scoring (``T``) ``best`` asks for the best score in traditional
+    points, a longest-runs objective (:mod:`app.engine.runs`): the line reaches it, and it
+    may stop short of a win when the draws the win still needs cost more than it brings
+    (``winnable`` still says whether a win is in reach; without ``best`` the line wins).
     """
-    require_solvable(game.code)
     if game.is_over:
         return Solution(True, (), game.score, best=best)
     removed, drawn, waste, just_drew = _position(game)
     if best:
         analysis = analyse(game.code)
-        line = tuple(analysis.best_line(removed, drawn, waste))
+        line = tuple(analysis.best_line(removed, drawn, waste, run=game.run))
         won = analysis.winnable(removed, drawn, waste)
         return Solution(won, line, _score_after(game, line), best=True, nodes=_ANALYSIS_NODES)
     budget = QUICK_NODES if node_limit is None else min(node_limit, QUICK_NODES)
@@ -557,9 +561,13 @@ def hint(game: Game, *, node_limit: int | None = None, analysis: DealAnalysis | 
     kept in :data:`~app.engine.analysis.ANALYSES` (bounded by memory), made now if it is
     not kept. The action is one towards the best score still reachable. ``node_limit`` is
     accepted for compatibility and not used: the analysis's work is bounded by the layout.
+
+    Under traditional scoring the best score is not always a win's (draws cost 5 each), so
+    a hint in a winnable position gives the action towards the best score when that action
+    keeps a win in reach, and otherwise an action that keeps the win
+    (:meth:`~app.engine.analysis.DealAnalysis.winning_move`): a hint never gives a win up.
     """
     del node_limit
-    require_solvable(game.code)
     if game.is_over:
         return Hint(None, 0)
     if analysis is None:
@@ -568,7 +576,9 @@ def hint(game: Game, *, node_limit: int | None = None, analysis: DealAnalysis | 
         raise ValueError(f"the analysis is of {analysis.code.text()}, not {game.code_text()}")
     removed, drawn, waste, _ = _position(game)
     if analysis.winnable(removed, drawn, waste):
-        best = analysis.verdict(removed, drawn, waste).move if analysis.best_after_draw is not None else None
+        best = analysis.of(game).move if analysis.best_after_draw is not None else None
+        if best is not None and analysis.traditional and not analysis.keeps_win(best, removed, drawn):
+            best = None
         return Hint(best or analysis.winning_move(removed, drawn, waste), 0)
     # Positions along the line: after 0, 1, ... of its actions. A position from which a
     # later one can be reached is winnable whenever that one is, so the winnable positions

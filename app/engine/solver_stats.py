@@ -186,7 +186,23 @@ def format_summary(
         f"max {summary.max_ms:.1f} (deal {summary.slowest})",
         f"positions searched per deal: mean {summary.mean_nodes:.0f}",
     ]
-    if scores:
+    if scores and variants.traditional:
+        every = sorted(
+            score for counts in (summary.won_scores, summary.lost_scores)
+            for score, count in counts.items() for _ in range(count)
+        )
+        lines.append(
+            "best traditional scores at the deal (at any moment of a game; not always a win's): "
+            f"mean {sum(every) / len(every):.1f}, quartiles {percentile(every, 0.25):.0f} / "
+            f"{percentile(every, 0.5):.0f} / {percentile(every, 0.75):.0f}, "
+            f"min {every[0]}, max {every[-1]}"
+        )
+        merged: dict[int, int] = {}
+        for counts in (summary.won_scores, summary.lost_scores):
+            for score, count in counts.items():
+                merged[score] = merged.get(score, 0) + count
+        lines.extend(_histogram(merged, 25))
+    elif scores:
         lines.append("best scores of the winnable deals (772 - the fewest draws of a win):")
         lines.extend(_histogram(summary.won_scores, 1))
         lines.append("best scores reachable in the deals with no win (at any moment of a game):")

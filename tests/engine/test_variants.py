@@ -21,7 +21,6 @@ from app.engine import (
     RefusedAction,
     Rules,
     Status,
-    UnsolvedVariant,
     VariantError,
     Variants,
     ranks_adjacent,
@@ -339,14 +338,13 @@ def test_random_play_keeps_every_variant_consistent(letters: str) -> None:
                 game.draw()
 
 
-# -- not yet solved: refused clearly ---------------------------------------------------------
+# -- the solver judges traditional scoring ---------------------------------------------------
 
 
-def test_the_solver_refuses_traditional_scoring_until_it_judges_it() -> None:
+def test_the_solver_judges_traditional_scoring() -> None:
     for text in ("TP1-ET-AAAAAAB", "TP1-COWJT-AAAAAAB"):
-        with pytest.raises(UnsolvedVariant, match="does not judge traditional scoring"):
-            solve_code(text)
-        with pytest.raises(UnsolvedVariant):
-            analyse(GameCode.parse(text))
-        with pytest.raises(UnsolvedVariant):
-            hint(Game.from_code(text))
+        solution = solve_code(text)
+        start = analyse(GameCode.parse(text)).start()
+        assert solution.winnable == start.winnable
+        game = Game.from_code(text)
+        assert hint(game).undos_to_winnable == (0 if start.winnable else None)

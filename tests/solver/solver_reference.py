@@ -165,3 +165,57 @@ def _peak_mask(top: int) -> int:
             mask |= 1 << p
             todo.extend(COVERED_BY[p])
     return mask
+
+
+TRADITIONAL_BONUS = (0, 15, 30, 60)
+"""docs/variants.md section 5: the peaks pay 15, 15 and 30, in whatever order cleared."""
+
+
+def plain_traditional(deal: Deal, rules: Rules, removed: int, drawn: int, waste: int,
+                      run: int) -> tuple[bool, int, int | None]:
+    """Under traditional scoring (docs/variants.md section 5), from the position with ``run``
+    removals made since the last draw: whether it can be won, the best gain in points any
+    line reaches (stopping at any moment, so at least 0), and the best gain of a win
+    (``None`` without one). Every exact position ``(removed, drawn, waste, run)`` is tried."""
+    ranks = [card.rank for card in deal.tableau]
+    stock = [card.rank for card in deal.stock]
+    covered_by = [sum(1 << q for q in COVERED_BY[p]) for p in range(28)]
+    peaks = [_peak_mask(top) for top in range(3)]
+    seen: dict[tuple[int, int, int, int], tuple[int, int | None]] = {}
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, 2000))
+
+    def bonus(removed: int) -> int:
+        return TRADITIONAL_BONUS[sum(removed & m == m for m in peaks)]
+
+    def search(removed: int, drawn: int, waste: int, run: int) -> tuple[int, int | None]:
+        if removed == FULL:
+            return 0, 0
+        key = (removed, drawn, waste, run)
+        if key in seen:
+            return seen[key]
+        best, win = 0, None
+        for p in range(28):
+            if (
+                not removed >> p & 1
+                and removed & covered_by[p] == covered_by[p]
+                and _fits(ranks[p], waste, rules)
+            ):
+                points = run + 1 + bonus(removed | 1 << p) - bonus(removed)
+                b, w = search(removed | 1 << p, drawn, ranks[p], run + 1)
+                best = max(best, points + b)
+                if w is not None and (win is None or points + w > win):
+                    win = points + w
+        if drawn < len(stock):
+            b, w = search(removed, drawn + 1, stock[drawn], 0)
+            best = max(best, b - 5)
+            if w is not None and (win is None or w - 5 > win):
+                win = w - 5
+        seen[key] = (best, win)
+        return best, win
+
+    try:
+        best, win = search(removed, drawn, waste, run)
+    finally:
+        sys.setrecursionlimit(old_limit)
+    return win is not None, best, win
