@@ -25,7 +25,6 @@ from app.engine import (
     Refusal,
     Rules,
     Status,
-    UnsolvedVariant,
     VariantError,
     Variants,
 )
@@ -318,12 +317,7 @@ def new_game(
         stored = store.create(Game(parsed), player)
     else:
         if winnable_only:  # of the difficulty asked for, if one was
-            try:
-                dealt = winnable_code(rules, Difficulty(difficulty) if difficulty else None, variants)
-            except UnsolvedVariant:
-                return refused(form_error=current_locale().gettext(
-                    "Winnable deals only is not available for this variant yet."
-                ))
+            dealt = winnable_code(rules, Difficulty(difficulty) if difficulty else None, variants)
         else:
             dealt = GameCode.random(rules, variants)
         stored = store.create(Game(dealt), player)
@@ -422,15 +416,7 @@ def give_hint(request: Request, pages: PagesDep, players_game: PlayersGameDep) -
             game_context(request, pages, store, player, stored, event=event, oob=True, record=False),
             status_code=409,
         )
-    try:
-        advice = hint_for(game)
-    except UnsolvedVariant:  # not counted: no hint was given
-        event = Event(Happened.HINTED, unavailable=True)
-        htmx = is_htmx(request)
-        context = game_context(request, pages, store, player, stored, event=event, oob=htmx, record=not htmx)
-        if htmx:
-            return pages.blocks(GAME_PAGE, ["status"], context)
-        return pages.page(GAME_PAGE, context)
+    advice = hint_for(game)
     if advice.action is None:
         event = Event(Happened.HINTED, undos=advice.undos_to_winnable)
     elif advice.action.position is None:

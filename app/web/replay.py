@@ -25,7 +25,7 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
-from app.engine import Action, CodeError, GameCode, UnsolvedVariant
+from app.engine import Action, CodeError, GameCode
 from app.engine.line import MAX_ACTIONS, Line, LineError, LineProblem
 from app.engine.review import Difficulty, Review, deal_difficulty, review
 from app.i18n import current_locale
@@ -42,8 +42,6 @@ REPLAY_PAGE: Final = "replay.html"
 MAX_LINE_INPUT: Final = 4 * MAX_ACTIONS
 """The longest line text read (200 actions of two digits and a dot is 600 characters)."""
 RECENT_GAMES: Final = 10
-UNSOLVED: Final = "unsolved_variant"
-"""A link's error word when the engine does not judge the game's variant yet (a 409, not a bad link)."""
 
 
 def replay_url(code: GameCode | str, line: Line | str, step: int | None = None, reveal: bool = False) -> str:
@@ -105,8 +103,6 @@ def read_link(code: str, line_text: str, step: str | None) -> tuple[Review, int]
         raise BadLink(
             error.problem.value, line_problem_message(error), error.index, error.token, line_text
         ) from None
-    except UnsolvedVariant:  # the engine does not judge this variant yet
-        raise BadLink(UNSOLVED, words.gettext("The review is not available for this variant yet.")) from None
     last = len(found.line)
     if step is None:
         return found, last
@@ -180,7 +176,7 @@ def wants_blocks(request: Request) -> bool:
 def bad_link_page(request: Request, pages: Pages, bad: BadLink) -> Response:
     context = {"request": request, "bad": bad, "tokens": bad.line_text.split(".") if bad.line_text else [],
                "oob": False}
-    return pages.page("replay_error.html", context, status_code=409 if bad.error == UNSOLVED else 400)
+    return pages.page("replay_error.html", context, status_code=400)
 
 
 @router.get("/replay/{code}", name="replay_deal", include_in_schema=False)
@@ -275,7 +271,7 @@ def api_replay(
         found, _ = read_link(code, line, None)
     except BadLink as bad:
         body = {"error": bad.error, "message": bad.message, "index": bad.index}
-        return JSONResponse(body, status_code=409 if bad.error == UNSOLVED else 400)
+        return JSONResponse(body, status_code=400)
     return JSONResponse(review_json(found, reveal_on(reveal)))
 
 
@@ -289,10 +285,7 @@ def difficulty_fragment(request: Request, code: str, pages: PagesDep) -> Respons
         parsed = parse_code(code)
     except CodeError:
         return bad_link_page(request, pages, BadLink("bad_code", current_locale().code_error(code)))
-    try:
-        rating = difficulty_word(deal_difficulty(parsed))
-    except UnsolvedVariant:
-        rating = current_locale().gettext("not available for this variant yet")
+    rating = difficulty_word(deal_difficulty(parsed))
     context = {"request": request, "difficulty": rating, "oob": False}
     return pages.blocks("_review_links.html", ["difficulty"], context)
 

@@ -14,9 +14,6 @@ worker's CPU time for one deal (its own clock, so time spent queued is not in it
 included.
 
 Every code goes through the same engine calls, variants included (``docs/variants.md``).
-Where the engine does not judge a variant yet it raises
-:class:`~app.engine.UnsolvedVariant`: :func:`deal_outlook` says so (``unavailable``), and
-:func:`hint_for` and :func:`winnable_code` let it through for their callers to say so.
 """
 
 from __future__ import annotations
@@ -30,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-from app.engine import STANDARD, Game, GameCode, Rules, UnsolvedVariant, Variants
+from app.engine import STANDARD, Game, GameCode, Rules, Variants
 from app.engine.analysis import ANALYSES, DealAnalysis, analyse
 from app.engine.review import Difficulty, playout_share, rate
 from app.engine.solver import Hint, hint, solve
@@ -143,8 +140,6 @@ class Outlook:
 
     winnable: bool | None
     best_score: int | None
-    unavailable: bool = False
-    """The engine does not judge this variant yet (:class:`~app.engine.UnsolvedVariant`)."""
 
 
 @lru_cache(maxsize=4096)
@@ -163,8 +158,6 @@ def deal_outlook(code: GameCode) -> Outlook:
         outlook = _start_outlook(code)
     except LookupError:
         return Outlook(None, None)  # not kept: asked again next time
-    except UnsolvedVariant:
-        return Outlook(None, None, unavailable=True)
     if outlook.winnable:
         note_winnable(code)
     return outlook
@@ -173,8 +166,7 @@ def deal_outlook(code: GameCode) -> Outlook:
 def hint_for(game: Game) -> Hint:
     """One action on a winning line (towards the best score), or how many undos lead back
     to one. If the worker is late, the hint is made here from the quick part of the
-    analysis alone (whether each position can be won: about 3 ms of CPU). Raises
-    :class:`~app.engine.UnsolvedVariant` for a variant the engine does not judge yet."""
+    analysis alone (whether each position can be won: about 3 ms of CPU)."""
     with solver_timer("hint"):
         analysis = analyses.get(game.code)
         if analysis is None:
@@ -187,7 +179,7 @@ def winnable_code(
 ) -> GameCode:
     """A random deal of ``rules`` and ``variants`` proven winnable (the quick search: about
     5 ms a deal); with ``difficulty``, one rated so (found in the worker; any winnable deal if
-    it is late). Raises :class:`~app.engine.UnsolvedVariant` for a variant not judged yet."""
+    it is late)."""
     with solver_timer("deal"):
         if difficulty is not None:
             rated = analyses.rated_code(rules, difficulty, variants=variants)

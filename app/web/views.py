@@ -40,8 +40,6 @@ class Event:
     """The cards the action turned face up (a removal uncovered them)."""
     turned_down: tuple[Card, ...] = ()
     """The cards the action turned back face down (an undone removal covered them again)."""
-    unavailable: bool = False
-    """A hint the engine cannot give for this variant yet (:class:`~app.engine.UnsolvedVariant`)."""
 
 
 @dataclass(frozen=True, slots=True)

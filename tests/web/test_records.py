@@ -323,4 +323,4 @@ def test_statistics_keep_each_rule_set_with_variants_apart(client: TestClient, s
     heads = [re.sub(r"\s+", " ", h).strip() for h in re.findall(r'<th scope="col"[^>]*>(.*?)</th>', section.group(0), re.S)]
     assert heads == ["Easy · Traditional scoring", "Easy · Open peaks · Joker"]
     best = re.search(r'<th scope="row">Best score</th><td>(.*?)</td><td>(.*?)</td>', section.group(0))
-    assert best is not None and best.groups() == (str(won.score), "–")
+    assert best is not None and best.groups() == (str(won.score), "\u2013")

@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.engine import Game, GameCode, Status
+from app.engine.analysis import analyse
 from app.store import MemoryStore
 from app.web.variants import VARIANTS_COOKIE
 from tests.web.conftest import HX, game_id_of, text_of
@@ -232,21 +233,26 @@ def play_to_the_end(client: TestClient, code: str) -> str:
     return game_id
 
 
-def test_a_traditional_game_plays_to_its_end_and_says_what_is_not_available(client: TestClient) -> None:
-    page = client.get("/g/TP1-ET-AAAAAAC").text
+def test_a_traditional_game_gets_the_solver_s_answers(client: TestClient) -> None:
+    """Hints, the best possible score, the difficulty and the review work under traditional
+    scoring, from its own objective (TP1-ET-AAAAAAC: winnable, but its best score, 201, stops
+    short of a win)."""
+    code = GameCode.parse("TP1-ET-AAAAAAC")
+    page = client.get(f"/g/{code.text()}").text
     hint = client.post(f"/games/{game_id_of(page)}/hint", headers=HX)
     assert hint.status_code == 200
-    assert text_of(hint.text, "status") == "Hints are not available for this variant yet."
-    assert text_of(client.get("/g/TP1-ET-AAAAAAC").text, "hints") == "0"  # none given, none counted
-    game_id = play_to_the_end(client, "TP1-ET-AAAAAAC")
+    assert text_of(hint.text, "status").startswith(("Hint: play the", "Hint: draw"))
+    assert text_of(client.get(f"/g/{code.text()}").text, "hints") == "1"
+    game_id = play_to_the_end(client, code.text())
     outlook = client.get(f"/games/{game_id}/outlook", headers=HX)
     assert outlook.status_code == 200
-    assert "The best possible score is not available for this variant yet." in outlook.text
-    difficulty = client.get("/replay-difficulty/TP1-ET-AAAAAAC")
-    assert difficulty.status_code == 200 and "not available for this variant yet" in difficulty.text
-    review = client.get("/replay/TP1-ET-AAAAAAC/d")
-    assert review.status_code == 409 and "not available for this variant yet" in review.text
-    assert client.get("/api/replay/TP1-ET-AAAAAAC/d").json()["error"] == "unsolved_variant"
+    best = analyse(code).of(Game(code)).best_score
+    assert best == 201 and str(best) in outlook.text
+    difficulty = client.get(f"/replay-difficulty/{code.text()}")
+    assert difficulty.status_code == 200 and "not available" not in difficulty.text
+    review = client.get(f"/replay/{code.text()}/d")
+    assert review.status_code == 200
+    assert client.get(f"/api/replay/{code.text()}/d").status_code == 200
 
 
 def test_the_analysis_works_for_the_other_variants(client: TestClient) -> None:
@@ -308,10 +314,11 @@ def test_winnable_only_deals_a_winnable_variant_game(client: TestClient) -> None
     assert 'id="winnable-tag"' in client.get(dealt.headers["location"]).text
 
 
-def test_winnable_only_says_when_a_variant_is_not_judged_yet(client: TestClient, store: MemoryStore) -> None:
-    response = client.post(
-        "/new", data={"rules": "easy", "variants": ["traditional"], "winnable_only": "true"}, headers=HX
+def test_winnable_only_deals_a_winnable_traditional_game(client: TestClient) -> None:
+    dealt = client.post(
+        "/new", data={"rules": "easy", "variants": ["traditional"], "winnable_only": "true"}, follow_redirects=False
     )
-    assert response.status_code == 400
-    assert "Winnable deals only is not available for this variant yet." in response.text
-    assert store._games == {}
+    code = GameCode.parse(dealt.headers["location"].removeprefix("/g/"))
+    assert code.variants.letters == "T"
+    assert analyse(code, scores=False).start().winnable
+    assert 'id="winnable-tag"' in client.get(dealt.headers["location"]).text
