@@ -74,7 +74,7 @@ async def call(app: object, method: str, path: str, cookie: str, body: bytes = b
 class Player:
     def __init__(self, seed: int) -> None:
         self.random = random.Random(seed)
-        self.cookie = ""
+        self.cookies: dict[str, str] = {}
         self.game_id = ""
         self.game: Game | None = None
 
@@ -83,9 +83,15 @@ class Player:
         out = await call(app, "POST", "/new", self.cookie, f"rules=easy&code={code}".encode())
         for name, value in out["headers"]:  # type: ignore[attr-defined]
             if name == b"set-cookie":
-                self.cookie = value.decode().split(";")[0]
+                name_, _, rest = value.decode().partition("=")
+                self.cookies[name_] = rest.split(";", 1)[0]
         self.game_id = re.search(rb'data-game-id="([^"]+)"', out["body"]).group(1).decode()  # type: ignore[arg-type, union-attr]
         self.game = Game.from_code(code)
+
+    @property
+    def cookie(self) -> str:
+        """Every cookie set so far (a later response may set another one beside the player's)."""
+        return "; ".join(f"{name}={value}" for name, value in self.cookies.items())
 
     async def move(self, app: object) -> None:
         game = self.game

@@ -11,12 +11,13 @@ form post gets a redirect to the page (``/g/<code>``), which renders in full.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, cast
 
 from anyio import to_thread
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
+from fastapi.routing import APIRoute
 
 from app.engine import Game, Refusal, RefusedAction, Status
 from app.store import GameStore, StoredGame
@@ -33,7 +34,30 @@ from app.web.pages import ACTION_BLOCKS, GAME_PAGE, game_context, page_url
 from app.web.render import Pages, is_htmx
 from app.web.views import Event, Happened, covered_by_undo, turned_by_removal
 
-router = APIRouter()
+
+class MoveRoute(APIRoute):
+    """A move's route: FastAPI documents it from its signature (``/openapi.json``), but the
+    request is handled by calling its one dependency and the endpoint directly.
+
+    FastAPI's own handler solves the dependency (its parameters validated by pydantic, a
+    context of exit stacks) at every request: a quarter of a move's CPU, measured (the
+    moves are a third of the app's requests, and cost four times the trivial one). The
+    dependency takes the path's ``game_id`` and the request, as it is declared; what it
+    raises (404, 422) goes to the app's exception handlers as before.
+    """
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        (dependency,) = self.dependant.dependencies  # one each, see app.web.deps
+        read = cast(Callable[[str, Request], Awaitable[PlayersMove]], dependency.call)
+        endpoint = cast(Callable[[Request, PlayersMove], Awaitable[Response]], self.endpoint)
+
+        async def handle(request: Request) -> Response:
+            return await endpoint(request, await read(request.path_params["game_id"], request))
+
+        return handle
+
+
+router = APIRouter(route_class=MoveRoute)
 
 
 async def agame_context(

@@ -83,3 +83,25 @@ def test_a_proxy_not_in_forwarded_allow_ips_is_not_believed(make_client: AppFact
     assert "secure" not in flags(line)
     game_id = game_id_of(client.get(f"/g/{CODE}").text)
     assert client.post(f"/games/{game_id}/draw", headers={**HX, **forwarded}).status_code == 200
+
+
+def test_a_checked_cookie_is_remembered_but_a_forged_one_never_is() -> None:
+    """The player cookie's signature is checked once per token (app/web/players.py): the
+    token's player is remembered; a forged or tampered token is refused every time, and the
+    remembered tokens are bounded."""
+    from app.web import players
+
+    middleware = players.PlayerCookieMiddleware(lambda *_: None, secret="s" * 32)  # type: ignore[arg-type]
+    token = middleware.signer.dumps("p" * 22)
+    assert middleware.player_from(token) == "p" * 22
+    assert middleware.player_from(token) == "p" * 22  # remembered
+    forged = players.PlayerCookieMiddleware(lambda *_: None, secret="t" * 32).signer.dumps("q" * 22)  # type: ignore[arg-type]
+    tampered = token[:-2] + ("AA" if token[-2:] != "AA" else "BB")
+    for bad in (forged, tampered):
+        assert middleware.player_from(bad) is None
+        assert middleware.player_from(bad) is None
+        assert bad not in middleware._known
+    for number in range(players.KNOWN_TOKENS_MOST + 5):
+        middleware.player_from(middleware.signer.dumps(f"{number:022d}"))
+    assert len(middleware._known) <= players.KNOWN_TOKENS_MOST
+    assert middleware.player_from(token) == "p" * 22  # forgotten, then checked again

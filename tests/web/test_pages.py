@@ -295,3 +295,17 @@ def test_pages_render_without_htmx_for_every_pushed_url(client: TestClient) -> N
 def test_new_game_page_works_without_javascript(client: TestClient) -> None:
     page = client.get("/new")
     assert page.status_code == 200 and 'name="code"' in page.text and 'value="classic"' in page.text
+
+
+def test_the_moves_are_documented_and_run_by_their_own_route_class(client: TestClient) -> None:
+    """The moves' routes skip FastAPI's dependency solving (app/web/moves.py, MoveRoute), yet
+    the schema still documents them, and their dependency's answers (404, 422) stand."""
+    from app.web.moves import MoveRoute, router
+
+    paths = client.get("/openapi.json").json()["paths"]
+    for action in ("remove", "draw", "undo"):
+        assert "post" in paths[f"/games/{{game_id}}/{action}"]
+    assert {r.name for r in router.routes if isinstance(r, MoveRoute)} == {"remove", "draw", "undo"}
+    assert client.post("/games/" + "x" * 65 + "/draw", headers={"HX-Request": "true"}).status_code == 404
+    assert client.post("/games/nosuchgame/draw", headers={"HX-Request": "true"}).status_code == 404
+    assert client.post("/games/nosuchgame/remove", data={"position": "99"}).status_code == 422
