@@ -320,5 +320,6 @@ def test_winnable_only_deals_a_winnable_traditional_game(client: TestClient) -> 
     )
     code = GameCode.parse(dealt.headers["location"].removeprefix("/g/"))
     assert code.variants.letters == "T"
-    assert analyse(code, scores=False).start().winnable
+    analysis = analyse(code, scores=False)
+    assert analysis.winnable(0, 0, analysis.waste_after[0])
     assert 'id="winnable-tag"' in client.get(dealt.headers["location"]).text
