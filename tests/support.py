@@ -87,3 +87,16 @@ def after_draws(code: GameCode, draws: int) -> Game:
     game = Game(code)
     game.replay([DRAW] * draws)
     return game
+
+
+def played_by_hints(code: GameCode) -> Game:
+    """The deal played by following the solver's hint at every step, to the game's end; each
+    hint must be an action (a winnable deal's game then ends won)."""
+    from app.engine.solver import hint
+
+    game = Game(code)
+    while not game.is_over:
+        move = hint(game).action
+        assert move is not None, (code, game.line)
+        game.play(move)
+    return game

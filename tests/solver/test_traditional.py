@@ -16,6 +16,7 @@ from app.engine.line import Line
 from app.engine.review import Review, analysis_for, deal_difficulty
 from app.engine.solver import hint, solve
 from tests.solver.solver_reference import plain_traditional
+from tests.support import played_by_hints
 
 LETTERS = ["T", "OT", "WT", "JT", "WJT", "OWJT"]
 
@@ -119,12 +120,7 @@ def test_the_solvers_lines_replay_in_the_engine(letters: str, rules: Rules) -> N
         assert replay(Game(code), best.line).score == best.score, code
         if plain.winnable:
             # Hints all the way: each a legal action, and the game is won at the end.
-            game = Game(code)
-            while not game.is_over:
-                move = hint(game).action
-                assert move is not None, (code, game.line)
-                game.play(move)
-            assert game.status is Status.WON
+            assert played_by_hints(code).status is Status.WON
     assert won >= 2
 
 

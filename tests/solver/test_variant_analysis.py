@@ -16,8 +16,9 @@ from app.engine import Game, GameCode, Rules, Status, Variants
 from app.engine.analysis import analyse
 from app.engine.deal import Deal
 from app.engine.layout import COVERED_BY, PEAK_MASKS
-from app.engine.solver import hint, solve
+from app.engine.solver import solve
 from tests.solver.solver_reference import plain_search
+from tests.support import played_by_hints
 
 FULL = (1 << 28) - 1
 COVER = [sum(1 << q for q in COVERED_BY[p]) for p in range(28)]
@@ -137,10 +138,5 @@ def test_winning_lines_and_hints_replay_in_the_engine(letters: str) -> None:
         assert game.status is Status.WON, code
         won += 1
         # Hints all the way: each one is a legal action and the game is still won at the end.
-        game = Game(code)
-        while not game.is_over:
-            move = hint(game).action
-            assert move is not None, (code, game.line)
-            game.play(move)
-        assert game.status is Status.WON
+        assert played_by_hints(code).status is Status.WON
     assert won >= 10

@@ -30,7 +30,7 @@ pytestmark = pytest.mark.slow
 
 
 FIELDS = {
-    "id", "code", "rules", "tableau", "waste", "stock_count", "score", "moves", "undo_available",
+    "id", "code", "rules", "variants", "tableau", "waste", "stock_count", "score", "moves", "undo_available",
     "status", "peaks_cleared", "run", "longest_run", "started_at", "ended_after",
 }  # fmt: skip
 
@@ -73,6 +73,7 @@ def mismatches(shown: dict[str, Any], game_id: str, game: Game) -> list[str]:
         "id": game_id,
         "code": game.code.text(),
         "rules": "easy" if easy else "classic",
+        "variants": [],  # the standard game
         "waste": waste.text(),
         "stock_count": 23 - drawn,
         "score": 500 - len(line) + 100 * sum(cleared),
