@@ -5,12 +5,15 @@ each with its own cookie, playing real games through the htmx routes (remove, dr
 undo, new game when a game ends). Prints:
 
 * closed-loop throughput (every player sends its next request as soon as the last
-  one is answered) for the move request and for ``/healthz`` in the same run, their
-  ratio (the figure that counts on a noisy machine), and the server's CPU time per
-  request of each (from /proc);
+  one is answered) for the move request and for two trivial requests in the same run,
+  their ratios (the figure that counts on a noisy machine), and the server's CPU time per
+  request of each (from /proc). The trivial requests: **the trivial page**, a plain
+  ``def`` route through every middleware with the player's cookie checked, as a page
+  goes (``bench/yardstick.py`` adds it to the app; the yardstick the targets were set
+  on), and ``/healthz``, the monitors' coroutine that skips the player cookie;
 * latency p50/p99 of the move request at N players who think between moves
-  (``--think`` ms, as people do; they arrive at random moments), and of ``/healthz``
-  under the same load;
+  (``--think`` ms, as people do; they arrive at random moments), and of the trivial
+  page under the same load;
 * each phase runs ``--rounds`` times (5), alternating, and the medians are reported;
   in a move phase, the games dealt when one ends are requests too (counted, not timed);
 * bytes: the full page, the board fragment of a move, everything the first page
@@ -41,6 +44,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.engine import Game, Status  # noqa: E402
+from bench.yardstick import TRIVIAL_PAGE  # noqa: E402
+
+TRIVIAL: dict[str, str] = {"trivial": TRIVIAL_PAGE, "healthz": "/healthz"}
+"""The trivial requests, by the name the output gives them."""
 
 HX = {"HX-Request": "true"}
 
@@ -61,7 +68,7 @@ def start_server(database_url: str, data: str) -> tuple[subprocess.Popen[bytes],
         "TRIPEAKS_RATE_LIMITS": "false",  # closed-loop players would be throttled (bench/load.py keeps them on)
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.web.main:create_app", "--factory",
+        [sys.executable, "-m", "uvicorn", "bench.yardstick:create_app", "--factory",
          "--port", str(port), "--log-level", "warning", "--no-access-log"],
         cwd=ROOT, env=env,
     )
@@ -182,9 +189,11 @@ class Player:
             raise RuntimeError(f"move answered {response.status_code}: {response.text[:200]}")
         return elapsed, len(response.content)
 
-    async def trivial(self) -> tuple[float, int]:
+    async def trivial(self, path: str) -> tuple[float, int]:
         start = time.perf_counter()
-        response = await self.client.get("/healthz")
+        response = await self.client.get(path)
+        if response.status_code != 200:
+            raise RuntimeError(f"{path} answered {response.status_code}")
         return time.perf_counter() - start, len(response.content)
 
 
@@ -196,7 +205,7 @@ async def run(players: list[Player], what: str, seconds: float, think_ms: float)
         if think_ms:  # players arrive at random moments, not all in the same millisecond
             await asyncio.sleep(player.random.uniform(0, 1.5) * think_ms / 1000)
         while time.perf_counter() < deadline:
-            elapsed, _ = await (player.move() if what == "move" else player.trivial())
+            elapsed, _ = await (player.move() if what == "move" else player.trivial(TRIVIAL[what]))
             latencies.append(elapsed)
             if think_ms:
                 await asyncio.sleep(player.random.uniform(0.5, 1.5) * think_ms / 1000)
@@ -267,10 +276,12 @@ async def main_async(args: argparse.Namespace) -> None:
             print(f"server: uvicorn, 1 worker, store {url_db.split(':')[0]}; {args.players} players; "
                   f"load average before {os.getloadavg()[0]:.2f}; "
                   f"{os.cpu_count()} cores shared with the load generator")
-            ratios, cpu_ratios, p99s = [], [], {"move": [], "trivial": []}
+            ratios: dict[str, list[float]] = {"trivial": [], "healthz": []}
+            cpu_ratios: dict[str, list[float]] = {"trivial": [], "healthz": []}
+            p99s: dict[str, list[float]] = {"move": [], "trivial": []}
             for round_ in range(1, args.rounds + 1):
                 results, cpu = {}, {}
-                for what in ("move", "trivial"):
+                for what in ("move", "trivial", "healthz"):
                     used = cpu_seconds(process.pid)
                     dealt = sum(p.dealt for p in players)
                     lat = await run(players, what, args.seconds, 0)
@@ -280,19 +291,21 @@ async def main_async(args: argparse.Namespace) -> None:
                     print(f"round {round_} closed loop {what:8s}: {results[what]:6.0f} req/s  "
                           f"p50 {pct(lat, .5):6.1f} ms  p99 {pct(lat, .99):6.1f} ms  server CPU {cpu[what]:5.0f} µs/request"
                           + (f"  (and {dealt} games dealt)" if dealt else ""))
-                ratios.append(results["move"] / results["trivial"])
-                cpu_ratios.append(cpu["trivial"] / cpu["move"])
+                for what in ratios:
+                    ratios[what].append(results["move"] / results[what])
+                    cpu_ratios[what].append(cpu[what] / cpu["move"])
             for round_ in range(1, args.rounds + 1):
                 for what in ("move", "trivial"):
                     lat = await run(players, what, args.seconds, args.think)
                     p99s[what].append(pct(lat, .99))
                     print(f"round {round_} {args.players} players thinking ~{args.think:.0f} ms, {what:8s}: "
                           f"{len(lat) / args.seconds:6.0f} req/s  p50 {pct(lat, .5):6.1f} ms  p99 {pct(lat, .99):6.1f} ms")
-            print(f"move / trivial throughput ratio, median of {args.rounds} rounds: {statistics.median(ratios):.2f} "
-                  f"(rounds: {', '.join(f'{r:.2f}' for r in ratios)}; server CPU per request, trivial / move: "
-                  f"{statistics.median(cpu_ratios):.2f})")
+            for what, name in (("trivial", "the trivial page"), ("healthz", "/healthz")):
+                print(f"move / {name} throughput ratio, median of {args.rounds} rounds: "
+                      f"{statistics.median(ratios[what]):.2f} (rounds: {', '.join(f'{r:.2f}' for r in ratios[what])}; "
+                      f"server CPU per request, {name} / move: {statistics.median(cpu_ratios[what]):.2f})")
             print(f"p99 at {args.players} thinking players, median of {args.rounds} rounds: move "
-                  f"{statistics.median(p99s['move']):.1f} ms, trivial {statistics.median(p99s['trivial']):.1f} ms")
+                  f"{statistics.median(p99s['move']):.1f} ms, the trivial page {statistics.median(p99s['trivial']):.1f} ms")
             print(f"full page {sizes['page']} B ({sizes['page_gzip']} B gzipped); board fragment "
                   f"{sizes['fragment']} B ({sizes['fragment_gzip']} B gzipped)")
             print(f"first load: {sizes['files']} files, {sizes['first_load']} B raw, {sizes['first_load_gzip']} B gzipped")

@@ -149,6 +149,10 @@ class GameCode:
         """
         if not isinstance(text, str):
             raise CodeError(f"{text!r} is not a game code: expected {EXPECTED_FORM}")
+        return _parsed(text)
+
+    @classmethod
+    def _read(cls, text: str) -> GameCode:
         stripped = text.strip()
         if not stripped:
             raise CodeError(f"The game code is empty: expected {EXPECTED_FORM}")
@@ -219,6 +223,12 @@ def shuffle_tp1(number: int, *, joker: bool = False) -> tuple[Card, ...]:
         j = z % bound
         cards[i], cards[j] = cards[j], cards[i]
     return tuple(cards)
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str) -> GameCode:
+    """Codes are immutable: a stored game's code, read at every load, is parsed once."""
+    return GameCode._read(text)
 
 
 @lru_cache(maxsize=4096)

@@ -23,7 +23,6 @@ from app.engine import STANDARD, CodeError, Game, GameCode, RefusedAction, Rules
 from app.i18n import current_locale
 from app.store import GameStore, StoredGame
 from app.web.clock import timed
-from app.web.codes import parse_code
 from app.web.deps import StoreDep
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -184,7 +183,7 @@ def create_game(store: StoreDep, body: Annotated[NewGame | None, Body()] = None)
     body = body or NewGame()
     if body.code is not None:
         try:
-            code = parse_code(body.code)
+            code = GameCode.parse(body.code)
         except CodeError:
             raise HTTPException(422, current_locale().code_error(body.code)) from None
     else:

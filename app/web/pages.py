@@ -31,7 +31,6 @@ from app.engine import (
 from app.engine.review import Difficulty
 from app.i18n import N_, current_locale
 from app.store import GameStore, StoredGame, VersionConflict
-from app.web.codes import parse_code
 from app.web.deps import (
     PagesDep,
     PlayerDep,
@@ -78,7 +77,7 @@ def read_code(text: str) -> GameCode:
     """A code as typed or pasted: the code itself, a share link, or a share link inside other
     text (``try this: https://…/g/TP1-E-…``, SPEC section 3). Raises :class:`CodeError`."""
     try:
-        return parse_code(text)
+        return GameCode.parse(text)
     except CodeError:
         found = {
             code
@@ -92,7 +91,7 @@ def read_code(text: str) -> GameCode:
 
 def _code_of_link(link: str) -> GameCode | None:
     try:
-        return parse_code(link)
+        return GameCode.parse(link)
     except CodeError:
         return None
 
@@ -154,7 +153,10 @@ def game_context(
 ) -> dict[str, Any]:
     """What ``game.html`` shows of a stored game. ``record=False`` skips the deal's record
     line (a database query) for responses that do not swap it; ``outlook=False`` leaves
-    what the deal allowed (a solver search, once the game has ended) to its own request."""
+    what the deal allowed (a solver search, once the game has ended) to its own request.
+    ``oob=True`` is for the blocks an htmx request swaps (a move's, a hint's, a refusal's):
+    what only the whole page writes (the share button, the New game window) is left out,
+    about a tenth of a move's CPU (docs/performance.md)."""
     game = stored.game
     context: dict[str, Any] = {
         "request": request,
@@ -164,26 +166,29 @@ def game_context(
         "tableau": pages.tableau(game, turned=turned, hint=hint),
         "event": event,
         "error_help": error_help_on(request),
-        "share_url": ShareUrl(request, game),
-        "share_text": share_text(game),
         "waste_name": waste_name(game, event),
-        "large_cards": large_cards_on(request),
-        "proven_winnable": is_proven_winnable(game.code),
-        "left_game": None,
         "oob": oob,
-        "rules": list(Rules),
-        "chosen_rules": game.rules,
-        "code_input": "",
-        "code_error": None,
-        "winnable_only": winnable_only_on(request),
-        "variant_choices": variant_choices(remembered_variants(request)),
-        "difficulties": [(d.value, difficulty_word(d)) for d in CHOSEN_DIFFICULTIES],
         "announcement": announcement(store, stored),
         "record_line": record_line(store.deal_record(game.code), player) if record else "",
         "record_review": record_review(store, game.code) if record else None,
         # Once a game ends, what the deal allowed (the solver's answer, kept per deal).
         "outlook": deal_outlook(game.code) if outlook and game.status is not Status.PLAYING else None,
     }
+    if not oob:
+        context.update(
+            share_url=ShareUrl(request, game),
+            share_text=share_text(game),
+            large_cards=large_cards_on(request),
+            proven_winnable=is_proven_winnable(game.code),
+            left_game=None,
+            rules=list(Rules),
+            chosen_rules=game.rules,
+            code_input="",
+            code_error=None,
+            winnable_only=winnable_only_on(request),
+            variant_choices=variant_choices(remembered_variants(request)),
+            difficulties=[(d.value, difficulty_word(d)) for d in CHOSEN_DIFFICULTIES],
+        )
     context.update(extra)
     return context
 
@@ -225,7 +230,7 @@ def deal_page(
     request: Request, code: str, store: StoreDep, pages: PagesDep, player: PlayerDep
 ) -> Response:
     try:
-        parsed = parse_code(code)
+        parsed = GameCode.parse(code)
     except CodeError:
         return pages.page(
             "new.html",

@@ -46,7 +46,6 @@ from app.store.base import (
     PlayerStats,
     StoredGame,
 )
-from app.web.codes import parse_code
 from app.web.deps import PagesDep, PlayerDep, StoreDep
 from app.web.replay import recent_games
 
@@ -267,7 +266,7 @@ def get_deal_record(code: str, store: StoreDep, player: PlayerDep) -> DealRecord
     ``N`` for easy) and answered in its canonical form.
     """
     try:
-        parsed = parse_code(code)
+        parsed = GameCode.parse(code)
     except CodeError:  # the engine's message, in the client's language (Accept-Language)
         raise HTTPException(422, current_locale().code_error(code)) from None
     return deal_record_out(parsed, store.deal_record(parsed), player)

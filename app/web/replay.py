@@ -31,7 +31,6 @@ from app.engine.review import Difficulty, Review, deal_difficulty, review
 from app.i18n import current_locale
 from app.store import GameStore
 from app.store.base import GameResult
-from app.web.codes import parse_code
 from app.web.deps import PagesDep
 from app.web.render import Pages, is_htmx
 from app.web.solving import analyses
@@ -92,7 +91,7 @@ def read_link(code: str, line_text: str, step: str | None) -> tuple[Review, int]
     """The review a link names and the step it shows; raises :class:`BadLink`."""
     words = current_locale()
     try:
-        parsed = parse_code(code)
+        parsed = GameCode.parse(code)
     except CodeError:
         raise BadLink("bad_code", words.code_error(code)) from None
     try:
@@ -282,7 +281,7 @@ def api_replay(
 def difficulty_fragment(request: Request, code: str, pages: PagesDep) -> Response:
     """The deal's difficulty, for the result box (loaded on its own: it runs the solver)."""
     try:
-        parsed = parse_code(code)
+        parsed = GameCode.parse(code)
     except CodeError:
         return bad_link_page(request, pages, BadLink("bad_code", current_locale().code_error(code)))
     rating = difficulty_word(deal_difficulty(parsed))
