@@ -23,14 +23,13 @@ import datetime as dt
 import enum
 import secrets
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
 from anyio import to_thread
 
-from app.engine import STANDARD, Game, GameCode, Rules, Variants
-from app.engine.line import Line
+from app.engine import Game, GameCode, Rules, Variants
 
 T = TypeVar("T")
 
@@ -327,101 +326,3 @@ class PlayerStats:
     @property
     def win_rate(self) -> float:
         return self.won / self.played if self.played else 0.0
-
-
-def streaks(won_in_order: list[bool]) -> tuple[int, int]:
-    """(current, longest) winning streak of results in game order."""
-    current = longest = 0
-    for won in won_in_order:
-        current = current + 1 if won else 0
-        longest = max(longest, current)
-    return current, longest
-
-
-def improves(won: bool, cards_left: int, previous: GameResult | None) -> bool:
-    """Whether a game's outcome is better than the result already recorded for it."""
-    if previous is None:
-        return True
-    if previous.won:
-        return False
-    return won or cards_left < previous.cards_left
-
-
-def run_and_time(game: Game) -> tuple[int, float | None]:
-    """What a result keeps of a game for display: its longest run, and its time once ended."""
-    return game.longest_run, game.ended_after
-
-
-def kind_letters(code: GameCode) -> str:
-    """What a result's statistics are kept under: its code's rules and variant letters
-    (``E``, ``CWJ``), as the code writes them."""
-    return code.rules.letter + code.variants.letters
-
-
-def stats_by_kind(
-    rows: Iterable[tuple[str, bool, int, int | None, float | None]],
-) -> list[PlayerStats]:
-    """A player's statistics per rule set and variants, from their results in game order:
-    (kind letters, won, score, longest run, seconds) each.
-
-    Both standard rule sets come first, always (a new player sees their columns at 0); then
-    each rule set with variants that the player has a result in, easy before classic, fewer
-    variants first, in the variants' order (``EO`` before ``EJ`` before ``EOJ``).
-    """
-    kinds: dict[str, list[tuple[bool, int, int | None, float | None]]]
-    kinds = {rules.letter: [] for rules in Rules}
-    for letters, won, score, longest_run, seconds in rows:
-        kinds.setdefault(letters, []).append((bool(won), score, longest_run, seconds))
-    kind = {letters: (Rules(letters[0]), Variants.parse(letters[1:])) for letters in kinds}
-    order = sorted(
-        kinds,
-        key=lambda letters: (
-            len(letters) > 1,
-            list(Rules).index(kind[letters][0]),
-            len(letters),
-            [not on for on in _flags(kind[letters][1])],
-        ),
-    )
-    return [
-        player_stats_of(kind[letters][0], kinds[letters], kind[letters][1]) for letters in order
-    ]
-
-
-def _flags(variants: Variants) -> tuple[bool, bool, bool, bool]:
-    return variants.open_peaks, variants.empty_waste, variants.joker, variants.traditional
-
-
-def player_stats_of(
-    rules: Rules,
-    results: list[tuple[bool, int, int | None, float | None]],
-    variants: Variants = STANDARD,
-) -> PlayerStats:
-    """A player's statistics of one rule set and variants from their results in game order:
-    (won, score, longest run, seconds) each."""
-    wins = [score for won, score, _, _ in results if won]
-    current, longest = streaks([won for won, _, _, _ in results])
-    runs = [run for _, _, run, _ in results if run is not None]
-    times = [seconds for won, _, _, seconds in results if won and seconds is not None]
-    return PlayerStats(
-        rules,
-        variants,
-        len(results),
-        len(wins),
-        max(wins, default=None),
-        current,
-        longest,
-        max(runs, default=None),
-        min(times, default=None),
-    )
-
-
-def line_text(game: Game) -> str:
-    """The game's line as a replay link writes it (``d.18.27``, see :mod:`app.engine.line`)."""
-    return Line.of(game).text()
-
-
-def game_outcome(game: Game) -> tuple[bool, int, int, int] | None:
-    """(won, score, cards left, moves) of a game worth a result, or ``None`` (no move made yet)."""
-    if game.moves == 0:
-        return None
-    return game.cards_left() == 0, game.score, game.cards_left(), game.moves

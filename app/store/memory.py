@@ -24,16 +24,11 @@ from app.store.base import (
     StoredGame,
     VersionConflict,
     clean_display_name,
-    game_outcome,
-    improves,
-    kind_letters,
-    line_text,
     new_game_id,
     owns,
-    run_and_time,
-    stats_by_kind,
 )
 from app.store.deals import DealRow, epoch_to_datetime, merge, to_record
+from app.store.results import game_outcome, improves, kind_letters, line_text, run_and_time, stats_by_kind
 
 T = TypeVar("T")
 

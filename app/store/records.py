@@ -17,12 +17,6 @@ from app.store.base import (
     DealRecord,
     GameResult,
     PlayerStats,
-    game_outcome,
-    improves,
-    kind_letters,
-    line_text,
-    run_and_time,
-    stats_by_kind,
 )
 from app.store.deals import DealRow, epoch_to_datetime, feats_from_text, feats_text, merge, to_record
 from app.store.queries import (
@@ -40,6 +34,7 @@ from app.store.queries import (
     Db,
     run,
 )
+from app.store.results import game_outcome, improves, kind_letters, line_text, run_and_time, stats_by_kind
 from app.store.schema import DEAL_FIELDS
 
 

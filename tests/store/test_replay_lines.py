@@ -7,7 +7,8 @@ from sqlalchemy import text
 
 from app.engine import Game, GameCode
 from app.engine.line import Line
-from app.store.base import GameStore, line_text
+from app.store.base import GameStore
+from app.store.results import line_text
 from tests.store.conftest import BACKENDS, SQL_BACKENDS, Clock
 from tests.store.helpers import greedy
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.store.base import BadDisplayName, Feat, clean_display_name, improves, streaks
+from app.store.base import BadDisplayName, Feat, clean_display_name
 from app.store.deals import DealRow, feats_from_text, feats_text, merge
+from app.store.results import improves, streaks
 
 
 def record(

@@ -11,7 +11,8 @@ from sqlalchemy.exc import DataError
 
 from app.engine import Game, GameCode, Rules, Status
 from app.engine.analysis import analyse
-from app.store.base import GameStore, kind_letters, stats_by_kind
+from app.store.base import GameStore
+from app.store.results import kind_letters, stats_by_kind
 from app.store.schema import SCHEMA_VERSION
 from app.store.sql import SqlStore
 from tests.store.conftest import BACKENDS, SQL_BACKENDS
