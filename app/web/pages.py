@@ -11,7 +11,6 @@ in full: ``/g/<code>`` shows the player's own game of that deal.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from typing import Annotated, Any, Final, Literal
 
 from fastapi import APIRouter, Form, HTTPException, Request
@@ -37,28 +36,28 @@ from app.web.deps import (
     PlayersGameDep,
     StoreDep,
 )
+from app.web.newgame import (
+    MAX_CODE_INPUT,
+    WINNABLE_ONLY_COOKIE,
+    new_game_form,
+    read_code,
+    winnable_only_on,
+)
 from app.web.players import read_cookies
 from app.web.records import announcement, record_line
 from app.web.render import Pages, is_htmx
-from app.web.replay import difficulty_word, record_review
+from app.web.replay import record_review
 from app.web.solving import deal_outlook, hint_for, is_proven_winnable, winnable_code
-from app.web.variants import VARIANTS_COOKIE, remembered_variants, variant_choices
+from app.web.variants import VARIANTS_COOKIE, variant_choices
 from app.web.views import Event, Happened
 
 router = APIRouter()
 
 ERROR_HELP_COOKIE: Final = "tp_error_help"
 LARGE_CARDS_COOKIE: Final = "tp_large_cards"
-WINNABLE_ONLY_COOKIE: Final = "tp_winnable_only"
-CHOSEN_DIFFICULTIES: Final = (Difficulty.EASY, Difficulty.MEDIUM, Difficulty.HARD, Difficulty.EXPERT)
-"""What "winnable deals only" can ask for (New game window)."""
 SETTING_MAX_AGE: Final = 400 * 24 * 3600
 GAME_PAGE: Final = "game.html"
 ACTION_BLOCKS: Final = ("table", "score", "moves", "run_clock", "undo", "hint", "result", "status", "words")
-MAX_CODE_INPUT: Final = 500
-_LINK_IN_TEXT: Final = re.compile(r"https?://\S+", re.IGNORECASE)
-_TRAILING: Final = ".,;:!?)]}>\"'\u00bb\u201d\u2019"
-"""Punctuation that ends a sentence around a pasted link, not the link."""
 
 
 def error_help_on(request: Request) -> bool:
@@ -67,33 +66,6 @@ def error_help_on(request: Request) -> bool:
 
 def large_cards_on(request: Request) -> bool:
     return read_cookies(request.scope).get(LARGE_CARDS_COOKIE) == "1"
-
-
-def winnable_only_on(request: Request) -> bool:
-    return read_cookies(request.scope).get(WINNABLE_ONLY_COOKIE) == "1"
-
-
-def read_code(text: str) -> GameCode:
-    """A code as typed or pasted: the code itself, a share link, or a share link inside other
-    text (``try this: https://…/g/TP1-E-…``, SPEC section 3). Raises :class:`CodeError`."""
-    try:
-        return GameCode.parse(text)
-    except CodeError:
-        found = {
-            code
-            for link in _LINK_IN_TEXT.findall(text)
-            if (code := _code_of_link(link.rstrip(_TRAILING))) is not None
-        }
-        if len(found) == 1:
-            return found.pop()
-        raise
-
-
-def _code_of_link(link: str) -> GameCode | None:
-    try:
-        return GameCode.parse(link)
-    except CodeError:
-        return None
 
 
 def share_url(request: Request, game: Game) -> str:
@@ -156,7 +128,7 @@ def game_context(
     what the deal allowed (a solver search, once the game has ended) to its own request.
     ``oob=True`` is for the blocks an htmx request swaps (a move's, a hint's, a refusal's):
     what only the whole page writes (the share button, the New game window) is left out,
-    about a tenth of a move's CPU (docs/performance.md)."""
+    about a sixth of a move's instructions, with the code cache (docs/performance.md)."""
     game = stored.game
     context: dict[str, Any] = {
         "request": request,
@@ -181,13 +153,7 @@ def game_context(
             large_cards=large_cards_on(request),
             proven_winnable=is_proven_winnable(game.code),
             left_game=None,
-            rules=list(Rules),
-            chosen_rules=game.rules,
-            code_input="",
-            code_error=None,
-            winnable_only=winnable_only_on(request),
-            variant_choices=variant_choices(remembered_variants(request)),
-            difficulties=[(d.value, difficulty_word(d)) for d in CHOSEN_DIFFICULTIES],
+            **new_game_form(request, rules=game.rules, winnable_only=winnable_only_on(request)),
         )
     context.update(extra)
     return context
@@ -234,7 +200,9 @@ def deal_page(
     except CodeError:
         return pages.page(
             "new.html",
-            new_game_context(request, code_input=code, code_error=current_locale().code_error(code)),
+            new_game_context(
+                request, new_game_form(request, code_input=code, code_error=current_locale().code_error(code))
+            ),
             status_code=400,
         )
     if parsed.text() != code:
@@ -247,34 +215,19 @@ def deal_page(
 def new_game_page(request: Request, pages: PagesDep) -> Response:
     return pages.page(
         "new.html",
-        new_game_context(
-            request, winnable_only=winnable_only_on(request), variants=remembered_variants(request)
-        ),
+        new_game_context(request, new_game_form(request, winnable_only=winnable_only_on(request))),
     )
 
 
 def new_game_context(
-    request: Request,
-    *,
-    code_input: str = "",
-    code_error: str | None = None,
-    rules: Rules = Rules.EASY,
-    winnable_only: bool = False,
-    difficulty: str = "",
-    variants: Variants | None = None,
-    form_error: str | None = None,
+    request: Request, form: dict[str, Any], *, difficulty: str = ""
 ) -> dict[str, Any]:
+    """The New game window as a page of its own (``new.html``), or its form sent back refused;
+    ``form``: :func:`~app.web.newgame.new_game_form`'s."""
     return {
         "request": request,
-        "rules": list(Rules),
-        "chosen_rules": rules,
-        "code_input": code_input[:MAX_CODE_INPUT],
-        "code_error": code_error,
-        "winnable_only": winnable_only,
-        "difficulties": [(d.value, difficulty_word(d)) for d in CHOSEN_DIFFICULTIES],
+        **form,
         "chosen_difficulty": difficulty,
-        "variant_choices": variant_choices(remembered_variants(request) if variants is None else variants),
-        "form_error": form_error,
         "oob": False,
         "standalone": not is_htmx(request),
     }
@@ -299,11 +252,12 @@ def new_game(
         raise HTTPException(422, str(error)) from None
     left = store.current(player)
 
-    def refused(**problem: str) -> Response:
-        context = new_game_context(
-            request, code_input=code, rules=rules, winnable_only=winnable_only,
-            difficulty=difficulty, variants=variants, **problem,
+    def refused(code_error: str) -> Response:
+        form = new_game_form(
+            request, code_input=code, code_error=code_error, rules=rules,
+            winnable_only=winnable_only, variants=variants,
         )
+        context = new_game_context(request, form, difficulty=difficulty)
         if is_htmx(request):
             return pages.blocks(
                 GAME_PAGE,

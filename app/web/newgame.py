@@ -1,0 +1,74 @@
+"""The New game window's form, on the game page and on ``/new``: what it offers (the rules,
+the variants, a winnable deal of a chosen difficulty; the choices remembered in cookies),
+and how a code typed or pasted into it is read.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from fastapi import Request
+
+from app.engine import CodeError, GameCode, Rules, Variants
+from app.engine.review import Difficulty
+from app.web.players import read_cookies
+from app.web.replay import difficulty_word
+from app.web.variants import remembered_variants, variant_choices
+
+WINNABLE_ONLY_COOKIE: Final = "tp_winnable_only"
+CHOSEN_DIFFICULTIES: Final = (Difficulty.EASY, Difficulty.MEDIUM, Difficulty.HARD, Difficulty.EXPERT)
+"""What "winnable deals only" can ask for."""
+MAX_CODE_INPUT: Final = 500
+_LINK_IN_TEXT: Final = re.compile(r"https?://\S+", re.IGNORECASE)
+_TRAILING: Final = ".,;:!?)]}>\"'\u00bb\u201d\u2019"
+"""Punctuation that ends a sentence around a pasted link, not the link."""
+
+
+def winnable_only_on(request: Request) -> bool:
+    return read_cookies(request.scope).get(WINNABLE_ONLY_COOKIE) == "1"
+
+
+def read_code(text: str) -> GameCode:
+    """A code as typed or pasted: the code itself, a share link, or a share link inside other
+    text (``try this: https://…/g/TP1-E-…``, SPEC section 3). Raises :class:`CodeError`."""
+    try:
+        return GameCode.parse(text)
+    except CodeError:
+        found = {
+            code
+            for link in _LINK_IN_TEXT.findall(text)
+            if (code := _code_of_link(link.rstrip(_TRAILING))) is not None
+        }
+        if len(found) == 1:
+            return found.pop()
+        raise
+
+
+def _code_of_link(link: str) -> GameCode | None:
+    try:
+        return GameCode.parse(link)
+    except CodeError:
+        return None
+
+
+def new_game_form(
+    request: Request,
+    *,
+    code_input: str = "",
+    code_error: str | None = None,
+    rules: Rules = Rules.EASY,
+    winnable_only: bool = False,
+    variants: Variants | None = None,
+) -> dict[str, Any]:
+    """What ``_new_game_form.html`` shows: the choices offered, those made (``variants``: the
+    remembered ones when ``None``), and a refused code with its message."""
+    return {
+        "rules": list(Rules),
+        "chosen_rules": rules,
+        "code_input": code_input[:MAX_CODE_INPUT],
+        "code_error": code_error,
+        "winnable_only": winnable_only,
+        "difficulties": [(d.value, difficulty_word(d)) for d in CHOSEN_DIFFICULTIES],
+        "variant_choices": variant_choices(remembered_variants(request) if variants is None else variants),
+    }
