@@ -35,7 +35,7 @@ from sqlalchemy import (
     update,
 )
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 
 CODE_LENGTH: Final = 24
 """Room for any game code: ``TP1-EOWJT-AAAAAAB`` is 17 characters (16 before the variants)."""
@@ -128,6 +128,47 @@ deals = Table(
 
 DEAL_FIELDS: Final = tuple(c.name for c in deals.columns if c.name != "code")
 
+DAY_LENGTH: Final = 10
+"""A UTC day as ISO text: ``2026-12-03``."""
+
+daily = Table(
+    # Version 4: the daily challenge (docs/deals.md). One row per player and day: the
+    # player's first game of that day's deal (the ranked attempt, or "late" when begun
+    # after its day), kept up to date by every save while its day runs, so that an attempt
+    # still unfinished when the day ends is left as it was then.
+    "tp_daily",
+    metadata,
+    Column("day", String(DAY_LENGTH), primary_key=True),
+    Column("player", String(64), primary_key=True),
+    Column("game_id", String(64), nullable=False),
+    Column("code", String(CODE_LENGTH), nullable=False),
+    Column("late", Boolean, nullable=False),
+    # Won or blocked within its day: it counts from then on (an unfinished one, once the
+    # day is over).
+    Column("ended", Boolean, nullable=False),
+    Column("won", Boolean, nullable=False),
+    Column("score", Integer, nullable=False),
+    Column("seconds", Double),
+    Column("hints", Integer, nullable=False),
+    Column("plausible", Boolean, nullable=False),
+    # The intervals between actions seen so far, and how many were quicker than a person
+    # plays (app.store.ranking.plausible).
+    Column("gaps", Integer, nullable=False),
+    Column("quick", Integer, nullable=False),
+    # Its place in the day's order as one number (app.store.ranking.board_key).
+    Column("board_key", BigInteger, nullable=False),
+    Column("started", Double, nullable=False),
+    Column("last_action", Double),
+    # When it ended, or (while playing) its latest change: the last tie-break, "who
+    # finished first".
+    Column("at", Double, nullable=False),
+    # The leaderboard's order, the columns it filters on last: the top 100 and "12th of
+    # 340" are index ranges, never a sort or a table read.
+    Index("tp_daily_board", "day", "late", "board_key", "at", "ended"),
+    Index("tp_daily_game", "game_id", unique=True),
+    Index("tp_daily_player", "player", "day"),
+)
+
 
 def _add_columns(table: Table, *names: str) -> Callable[[Connection], None]:
     """A step that adds nullable columns of ``table`` as defined above, typed in the
@@ -160,9 +201,15 @@ def _version_3(conn: Connection) -> None:
     conn.exec_driver_sql(f"ALTER TABLE tp_results ALTER COLUMN rules TYPE VARCHAR({KIND_LENGTH})")
 
 
+def _version_4(conn: Connection) -> None:
+    """Step 4: the daily challenge's attempts (``tp_daily``) and their indexes (kept if there)."""
+    daily.create(conn, checkfirst=True)
+
+
 MIGRATIONS: Final[dict[int, Callable[[Connection], None]]] = {
     2: _version_2,
     3: _version_3,
+    4: _version_4,
 }
 """Step ``n`` takes a database from version ``n - 1`` to ``n``."""
 
