@@ -23,7 +23,7 @@ from app.engine import STANDARD, CodeError, Game, GameCode, RefusedAction, Rules
 from app.i18n import current_locale
 from app.store import GameStore, StoredGame
 from app.web.clock import timed
-from app.web.deps import StoreDep
+from app.web.deps import GameIdPath, StoreDep
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -141,7 +141,7 @@ def game_state(stored: StoredGame) -> GameState:
 
 
 async def api_game(store: GameStore, game_id: str) -> StoredGame:
-    stored = await store.aget(game_id) if len(game_id) <= 64 else None
+    stored = await store.aget(game_id)
     if stored is None:
         raise HTTPException(404, "No such game")
     return stored
@@ -160,8 +160,6 @@ async def apply(
 
     Two clients acting on one game at once are applied one after the other, never lost.
     """
-    if len(game_id) > 64:
-        raise HTTPException(404, "No such game")
     try:
         updated = await store.aupdate(game_id, timed(action))
     except RefusedAction as refused:
@@ -196,23 +194,23 @@ def create_game(store: StoreDep, body: Annotated[NewGame | None, Body()] = None)
 
 
 @router.get("/games/{game_id}", response_model=GameState, responses={404: {"model": Problem}})
-async def get_game(game_id: str, store: StoreDep) -> GameState:
+async def get_game(game_id: GameIdPath, store: StoreDep) -> GameState:
     return game_state(await api_game(store, game_id))
 
 
 @router.post("/games/{game_id}/remove", response_model=GameState, responses=REFUSAL_RESPONSES)
-async def remove(game_id: str, body: RemoveBody, store: StoreDep) -> GameState | JSONResponse:
+async def remove(game_id: GameIdPath, body: RemoveBody, store: StoreDep) -> GameState | JSONResponse:
     """Move the exposed card at ``position`` onto the waste."""
     return await apply(store, game_id, lambda game: game.remove(body.position))
 
 
 @router.post("/games/{game_id}/draw", response_model=GameState, responses=REFUSAL_RESPONSES)
-async def draw(game_id: str, store: StoreDep) -> GameState | JSONResponse:
+async def draw(game_id: GameIdPath, store: StoreDep) -> GameState | JSONResponse:
     """Turn the top stock card onto the waste."""
     return await apply(store, game_id, lambda game: game.draw())
 
 
 @router.post("/games/{game_id}/undo", response_model=GameState, responses=REFUSAL_RESPONSES)
-async def undo(game_id: str, store: StoreDep) -> GameState | JSONResponse:
+async def undo(game_id: GameIdPath, store: StoreDep) -> GameState | JSONResponse:
     """Take back the latest removal or draw."""
     return await apply(store, game_id, lambda game: game.undo())

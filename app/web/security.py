@@ -7,6 +7,9 @@
   site is refused with 403: ``Sec-Fetch-Site`` must be ``same-origin`` or ``none``; a browser
   that does not send it must send an ``Origin`` naming this host, or none at all (tools such
   as curl and bots send neither and are let through: they carry no victim's cookie).
+* A fault no handler answers (a bug, a database error the store does not know) is answered
+  here, 500 with the same headers, before it goes on to the server's log: Starlette's own 500
+  is sent outside every middleware, with none of them.
 """
 
 from __future__ import annotations
@@ -66,8 +69,12 @@ class SecurityMiddleware:
             return
         csp = DOCS_CSP if scope["path"] in DOCS_PATHS else CSP
 
+        started = False
+
         async def send_with_headers(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 headers = MutableHeaders(scope=message)
                 headers["Content-Security-Policy"] = csp
                 headers["X-Content-Type-Options"] = "nosniff"
@@ -79,4 +86,9 @@ class SecurityMiddleware:
         if scope["method"] not in SAFE_METHODS and is_cross_site(scope):
             await send_json_error(send_with_headers, 403, "Refused: this request came from another site.")
             return
-        await self.app(scope, receive, send_with_headers)
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except Exception:
+            if not started:  # then Starlette's outermost handler sends nothing more, and logs it
+                await send_json_error(send_with_headers, 500, "Internal Server Error")
+            raise

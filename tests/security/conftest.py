@@ -89,6 +89,7 @@ def game_id_of(html: str) -> str:
 
 from tests import servers  # noqa: E402
 from tests.servers import LiveServer, free_port  # noqa: E402,F401
+from tests.store.conftest import pg_database, postgres_url  # noqa: E402,F401 (fixtures)
 
 
 def live_server(

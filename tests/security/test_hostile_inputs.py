@@ -23,7 +23,8 @@ from fastapi.testclient import TestClient
 from starlette.routing import Mount
 
 from app.engine import CodeError, GameCode
-from app.store import MemoryStore
+from app.store import GameStore, MemoryStore
+from app.store.sql import SqlStore
 from tests.security.conftest import CODE, HX, AppFactory, game_id_of
 
 Expect = Literal["4xx", "any"]
@@ -404,7 +405,7 @@ def app_routes(app: Any) -> dict[tuple[str, str], set[str]]:
 class World:
     victim: TestClient
     stranger: TestClient
-    store: MemoryStore
+    store: GameStore
     ids: Ids
     player: str
 
@@ -419,9 +420,23 @@ class World:
         )
 
 
+@pytest.fixture(params=["memory", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def world_store(request: pytest.FixtureRequest) -> Iterator[GameStore]:
+    """The victim's store: in memory, and on PostgreSQL, whose text refuses a NUL byte (an id
+    or a name with one must be refused before any query)."""
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    store = SqlStore(request.getfixturevalue("pg_database"))
+    try:
+        yield store
+    finally:
+        store.close()
+
+
 @pytest.fixture
-def world(make_client: AppFactory) -> World:
-    store = MemoryStore()
+def world(make_client: AppFactory, world_store: GameStore) -> World:
+    store = world_store
     victim = make_client(store, client_kwargs={"raise_server_exceptions": False})
     page = victim.get(f"/g/{CODE}")
     page_id = game_id_of(page.text)
