@@ -22,8 +22,10 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 PLAYER_COOKIE: Final = "tp_player"
-NO_PLAYER_PATHS: Final = frozenset({"/healthz", "/readyz", "/metrics"})
-"""For monitors and scrapers: no player is made for them, no cookie set."""
+NO_PLAYER_PATHS: Final = frozenset(
+    {"/healthz", "/readyz", "/metrics", "/manifest.webmanifest", "/sw.js", "/offline"}
+)
+"""For monitors and scrapers, and the installed app's own files: no player made, no cookie set."""
 _MAX_AGE: Final = 400 * 24 * 3600
 KNOWN_TOKENS_MOST: Final = 10_000
 """Player cookies whose signature was checked, kept at most (then forgotten all at once)."""

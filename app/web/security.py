@@ -25,7 +25,7 @@ from app.web.asgi import send_json_error
 CSP: Final = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
-    "form-action 'self'; frame-ancestors 'none'"
+    "form-action 'self'; frame-ancestors 'none'; manifest-src 'self'; worker-src 'self'"
 )
 # FastAPI's /docs and /redoc pages load Swagger UI / ReDoc from a CDN with an inline script.
 DOCS_CSP: Final = (
