@@ -33,3 +33,12 @@ HTTP_DETAILS: Final = (
     N_("That request is not one the game understands."),
 )
 """Error details the app or Starlette raise, translated on the error page when known."""
+
+NAME_REFUSALS: Final = (
+    N_("A name needs at least one character"),
+    N_("A name needs at least one visible character"),
+    N_("A name has at most 40 characters"),
+    N_("A name cannot contain control characters or line breaks"),
+)
+"""Why a display name is refused (:func:`app.store.base.clean_display_name` says it in
+English), translated where it is shown."""

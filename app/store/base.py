@@ -213,19 +213,23 @@ class BadDisplayName(ValueError):
 
 
 def clean_display_name(name: str) -> str:
-    """The name as stored: NFC, stripped, 1 to 40 characters, no control characters."""
+    """The name as stored: NFC; direction controls and control characters refused; invisible
+    code points (:data:`DEFAULT_IGNORABLE`, tag characters among them) removed; stripped;
+    1 to 40 characters, at least one of them visible (:func:`is_visible`)."""
     if not isinstance(name, str):
         raise BadDisplayName("A name must be text")
-    cleaned = unicodedata.normalize("NFC", name).strip()
+    normal = unicodedata.normalize("NFC", name)
+    if any(c in BIDI_CONTROLS for c in normal):  # refused, not removed: a name meant to mislead
+        raise BadDisplayName("A name cannot contain control characters or line breaks")
+    cleaned = "".join(c for c in normal if not is_default_ignorable(c)).strip()
     if not cleaned:
         raise BadDisplayName("A name needs at least one character")
     if len(cleaned) > DISPLAY_NAME_MAX:
         raise BadDisplayName(f"A name has at most {DISPLAY_NAME_MAX} characters")
-    if any(
-        unicodedata.category(c) in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp") or c in BIDI_CONTROLS
-        for c in cleaned
-    ):
+    if any(unicodedata.category(c) in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp") for c in cleaned):
         raise BadDisplayName("A name cannot contain control characters or line breaks")
+    if not any(map(is_visible, cleaned)):
+        raise BadDisplayName("A name needs at least one visible character")
     return cleaned
 
 
@@ -233,6 +237,33 @@ BIDI_CONTROLS: Final = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u20
 """Direction marks, embeddings, overrides and isolates: in a name shown beside other text
 they could reorder what follows it (a record line reading backwards). Names in any script
 read right without them."""
+
+DEFAULT_IGNORABLE: Final = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)
+"""Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt, Unicode 15.1):
+code points a font draws as nothing, whatever they mean. Zero-width spaces and joiners, the
+soft hyphen, word joiners, the byte order mark, variation selectors, Hangul fillers, the
+Mongolian vowel separator, and the tag characters (U+E0000 to U+E0FFF) that would make
+"Dana" followed by tags a second, different "Dana"."""
+
+BLANK_SYMBOLS: Final = frozenset("\u2800")
+"""Symbols drawn as blank space (the blank Braille pattern): not visible."""
+
+
+def is_default_ignorable(char: str) -> bool:
+    point = ord(char)
+    return any(first <= point <= last for first, last in DEFAULT_IGNORABLE)
+
+
+def is_visible(char: str) -> bool:
+    """A letter, digit, punctuation mark or symbol that draws something (a combining mark alone,
+    a space, a blank symbol do not)."""
+    drawn = unicodedata.category(char)[0] in "LNPS" and char not in BLANK_SYMBOLS
+    return drawn and not is_default_ignorable(char)
 
 
 class Feat(enum.Enum):

@@ -339,7 +339,8 @@ def set_name(
     try:
         store.set_display_name(player, name)
     except BadDisplayName as error:
-        context = stats_context(request, store, player, name_input=name, name_error=str(error))
+        message = current_locale().gettext(str(error))
+        context = stats_context(request, store, player, name_input=name, name_error=message)
         return pages.page(STATS_PAGE, context, status_code=400)
     return RedirectResponse("/stats?saved=1", status_code=303)
 

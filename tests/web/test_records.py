@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import html
 import re
 import threading
 from collections.abc import Callable
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.engine import DRAW, Game, GameCode, Rules, Status
@@ -16,6 +18,7 @@ from app.store.base import Feat, GameStore, StoredGame
 from app.web.main import create_app
 from app.web.records import announcement, clean_idle_games, record_line, records_context
 from app.web.settings import Settings
+from tests.i18n.po import po
 from tests.store.helpers import greedy, line_of, two_blocks, two_wins
 from tests.support import winning_line, won_deal
 from tests.web.conftest import game_id_of
@@ -123,6 +126,53 @@ def test_setting_the_name_through_the_api(client: TestClient) -> None:
         client.put("/api/players/me/name", json={"name": "Robin"}).json()["display_name"] == "Robin"
     )
     assert client.put("/api/players/me/name", json={"name": None}).json()["display_name"] is None
+
+
+
+BLANK_LOOKING_NAMES = [
+    "\u200b", "\u2060\u2060", "\ufeff", "\u00ad", "\u180e", "\u3164", "\u2800",
+    "\U000e0041\U000e0042", "\u0301", " \u200b\u3000\u2800 ",
+]
+"""Names the chaos campaign found stored, each drawn as nothing (zero-width spaces, word
+joiners, the byte order mark, the soft hyphen, the Mongolian vowel separator, the Hangul
+filler, the blank Braille pattern, tag characters), and a combining mark alone."""
+
+
+@pytest.mark.parametrize("name", BLANK_LOOKING_NAMES, ids=ascii)
+def test_a_name_with_nothing_visible_is_refused_in_the_api_and_on_the_page(
+    client: TestClient, name: str
+) -> None:
+    assert client.put("/api/players/me/name", json={"name": "Robin"}).status_code == 200
+    refused = client.put("/api/players/me/name", json={"name": name})
+    assert refused.status_code == 422, refused.text
+    page = client.post("/players/me/name", data={"name": name}, follow_redirects=False)
+    assert page.status_code == 400 and 'id="name-error"' in page.text
+    assert client.get("/api/players/me/stats").json()["display_name"] == "Robin"  # unchanged
+
+
+
+@pytest.mark.parametrize("lang", ["en", "he", "uk", "th"])
+def test_a_refused_name_says_why_in_the_players_language(client: TestClient, lang: str) -> None:
+    expected = po(lang, "A name needs at least one visible character")
+    api = client.put("/api/players/me/name", json={"name": "\u2800"}, headers={"Accept-Language": lang})
+    assert api.status_code == 422 and api.json()["detail"] == expected
+    page = client.post("/players/me/name", data={"name": "\u2800"}, headers={"Accept-Language": lang})
+    assert page.status_code == 400 and html.escape(expected, quote=False) in page.text
+    too_long = client.put("/api/players/me/name", json={"name": "x" * 41}, headers={"Accept-Language": lang})
+    assert too_long.json()["detail"] == po(lang, "A name has at most 40 characters")
+
+def test_invisible_code_points_are_taken_out_of_a_name(client: TestClient) -> None:
+    """"Dana" followed by tag characters draws exactly as "Dana": it is stored as "Dana", so a
+    record line shows what the name looks like, and nothing hides in it."""
+    for name, stored in [
+        ("Dana\U000e0041", "Dana"),
+        ("D\u200ba\u200dn\u2060a\ufeff", "Dana"),
+        ("\u00adRo\u034fbin\ufe0f", "Robin"),
+        ("\u3164 Lee", "Lee"),
+    ]:
+        response = client.put("/api/players/me/name", json={"name": name})
+        assert response.status_code == 200, (name, response.text)
+        assert response.json()["display_name"] == stored, name
 
 
 # -- the statistics page ----------------------------------------------------------------------
