@@ -3,10 +3,13 @@
 * ``GET /healthz``: the process answers. Nothing else is checked: a supervisor restarts a
   server that stops answering it, and restarting would not mend a full disk.
 * ``GET /readyz``: the store can write now. It makes one small real write (the last-seen
-  time of a probe player no cookie can name) and answers 200 ``ready``, or 503 with the
-  reason (a read-only database, a full disk, a database server that cannot be reached),
-  with ``Retry-After``. At most one probe runs at a time; its answer is kept for
-  :data:`PROBE_KEPT_S`, so a monitor polling often costs one write a second at most.
+  time of a probe player no cookie can name) and answers 200 ``ready``, or 503 with a short
+  public reason ("not ready: the store cannot write") and ``Retry-After``. What went wrong
+  (a read-only database, a full disk, the database server's address and port) is for the
+  operator only: in the server's log (once each time it changes) and on ``/metrics``
+  (``tripeaks_not_ready{detail}``, behind its token). At most one probe runs at a time; its
+  answer is kept for :data:`PROBE_KEPT_S`, so a monitor polling often costs one write a
+  second at most.
 
 Neither sets a cookie, nor counts against the rate limits (see :mod:`app.web.players`).
 """
@@ -36,34 +39,48 @@ PROBE_KEPT_S: Final = 1.0
 NO_STORE: Final = {"Cache-Control": "no-store"}
 
 
+CANNOT_WRITE: Final = "the store cannot write"
+FAILED: Final = "the store failed"
+
+
 class Readiness:
-    """The last probe's answer (``None``: ready, else the reason), kept a moment."""
+    """The last probe's answer (``None``: ready, else the public reason), kept a moment."""
 
     def __init__(self) -> None:
         self.lock = asyncio.Lock()
         self.checked = -PROBE_KEPT_S
         self.reason: str | None = None
+        self.detail: str | None = None
+        """What the last failed probe saw, for the log and /metrics only."""
 
     async def check(self, store: GameStore) -> str | None:
         async with self.lock:
             if time.monotonic() - self.checked >= PROBE_KEPT_S:
-                self.reason = await probe(store)
+                reason, detail = await probe(store)
                 self.checked = time.monotonic()
+                if detail != self.detail:
+                    if detail is None:
+                        log.warning("ready again: the store writes")
+                    else:
+                        log.warning("not ready: %s", detail)
+                    metrics.not_ready(detail, self.detail)
+                self.reason, self.detail = reason, detail
             return self.reason
 
 
-async def probe(store: GameStore) -> str | None:
-    """Why ``store`` cannot write just now, or ``None`` when a write went through."""
+async def probe(store: GameStore) -> tuple[str | None, str | None]:
+    """Why ``store`` cannot write just now, as (the public reason, the operator's detail), or
+    ``(None, None)`` when a write went through."""
     try:
         await to_thread.run_sync(store.set_display_name, PROBE_PLAYER, None)
     except StoreUnavailable as error:
         metrics.store_error("readyz")
-        return f"the store cannot write: {error}"
-    except Exception as error:  # a bug, not a fault: said, and logged with its traceback
+        return CANNOT_WRITE, f"{CANNOT_WRITE}: {error}"
+    except Exception as error:  # a bug, not a fault: logged with its traceback
         metrics.store_error("readyz")
         log.exception("the readiness probe failed")
-        return f"the store failed: {type(error).__name__}: {error}"
-    return None
+        return FAILED, f"{FAILED}: {type(error).__name__}: {error}"
+    return None, None
 
 
 @router.get("/healthz")

@@ -12,6 +12,9 @@ the requests pay nothing for it.
   store the app made, as :func:`count_games` instruments it.
 * ``tripeaks_store_errors_total{where}``: "try again" answers (the store could not be reached
   or written), and readiness probes that failed.
+* ``tripeaks_not_ready{detail}``: 1 for what the last failed readiness probe saw (the
+  database's error, its address included: this is why ``/metrics`` wants its token), 0 once
+  it passed; ``/readyz`` tells the public only "the store cannot write".
 * ``tripeaks_solver_seconds{kind}``: solver time; the code that runs the solver reports it
   with :func:`observe_solver` (or :func:`solver_timer`).
 * The client's process and Python metrics (CPU, memory, open files, collections).
@@ -36,6 +39,7 @@ from prometheus_client import (
     REGISTRY,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     generate_latest,
 )
@@ -63,6 +67,12 @@ GAMES_DEALT: Final = Counter("tripeaks_games_dealt", "Games dealt", ["rules"])
 GAMES_WON: Final = Counter("tripeaks_games_won", "Games won (the move that cleared the last card)", ["rules"])
 STORE_ERRORS: Final = Counter(
     "tripeaks_store_errors", "Store faults: 'try again' answers, failed readiness probes", ["where"]
+)
+NOT_READY: Final = Gauge(
+    "tripeaks_not_ready",
+    "1: what the last failed readiness probe saw; 0: that has passed",
+    ["detail"],
+    multiprocess_mode="livemax",
 )
 SOLVER_SECONDS: Final = Histogram(
     "tripeaks_solver_seconds",
@@ -106,6 +116,19 @@ def solver_timer(kind: str = "search") -> Iterator[None]:
 def store_error(where: str) -> None:
     if _enabled:
         STORE_ERRORS.labels(where).inc()
+
+
+def not_ready(detail: str | None, before: str | None) -> None:
+    """The readiness probe's detail changed from ``before`` to ``detail`` (``None``: ready)."""
+    if not _enabled:
+        return
+    if before is not None:
+        NOT_READY.labels(before[:DETAIL_MOST]).set(0)
+    if detail is not None:
+        NOT_READY.labels(detail[:DETAIL_MOST]).set(1)
+
+
+DETAIL_MOST: Final = 300
 
 
 def count_games(store: GameStore) -> None:

@@ -4,15 +4,18 @@ cookies, request ids, Prometheus metrics (off by default, or behind a token), th
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from prometheus_client.parser import text_string_to_metric_families
 from pydantic import ValidationError
 
 from app.engine import DRAW, Rules
 from app.store import MemoryStore
+from app.web.health import PROBE_KEPT_S
 from app.web.main import create_app
 from app.web.settings import Settings
 from tests.security.test_hostile_inputs import app_routes
@@ -71,19 +74,50 @@ def test_healthz_and_readyz_answer_without_setting_a_cookie(client: TestClient) 
     assert "set-cookie" in client.get(f"/g/{CODE}").headers  # a page still makes a player
 
 
-def test_readyz_says_why_the_store_cannot_write(tmp_path: Path) -> None:
+def test_readyz_tells_the_public_a_short_reason_and_the_operator_the_details(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A client is told only that the store cannot write; how the database is reached (its
+    address, its port, its error) is in the log and on /metrics, behind the token."""
+    detail = 'connection to server at "127.0.0.1", port 55433 failed: Connection refused'
+    down = [True]
+
     class Broken(MemoryStore):
         def set_display_name(self, player: str, name: str | None) -> str | None:
             from app.store.base import StoreUnavailable
 
-            raise StoreUnavailable("database is locked")
+            if down[0]:
+                raise StoreUnavailable(detail)
+            return super().set_display_name(player, name)
 
-    with TestClient(create_app(Settings(secret_key=SECRET, database_url="memory://", data_dir=tmp_path),
-                               store=Broken())) as client:
+    token = {"Authorization": "Bearer s3cret-scrape-token"}
+    settings = Settings(secret_key=SECRET, database_url="memory://", data_dir=tmp_path,
+                        metrics_token="s3cret-scrape-token")
+    with caplog.at_level("WARNING", "tripeaks.health"), TestClient(create_app(settings, store=Broken())) as client:
         response = client.get("/readyz")
         assert response.status_code == 503 and response.headers["retry-after"] == "5"
-        assert response.text == "not ready: the store cannot write: database is locked\n"
+        assert response.text == "not ready: the store cannot write\n"
         assert client.get("/healthz").status_code == 200  # alive all the same
+        assert "55433" not in client.get("/metrics").text  # 401 without the token
+        scraped = client.get("/metrics", headers=token).text
+        assert not_ready(scraped)[f"the store cannot write: {detail}"] == 1
+        assert detail in caplog.text
+        down[0] = False
+        time.sleep(PROBE_KEPT_S)  # the last probe's answer is kept this long: let it go by
+        assert client.get("/readyz").text == "ready\n"
+        scraped = client.get("/metrics", headers=token).text
+        assert not_ready(scraped)[f"the store cannot write: {detail}"] == 0
+        assert "ready again" in caplog.text
+
+
+def not_ready(scraped: str) -> dict[str, float]:
+    """The ``tripeaks_not_ready`` series of a scrape, by detail (read by prometheus_client's parser)."""
+    return {
+        sample.labels["detail"]: sample.value
+        for family in text_string_to_metric_families(scraped)
+        if family.name == "tripeaks_not_ready"
+        for sample in family.samples
+    }
 
 
 # -- request ids --------------------------------------------------------------------------------
