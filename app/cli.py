@@ -158,7 +158,7 @@ def _backup(args: argparse.Namespace) -> int:
 
 
 def _solve(args: argparse.Namespace) -> int:
-    from app.engine.solver import solve
+    from app.engine.search.solver import solve
 
     game = Game.from_code(args.code)
     solution = solve(game, best=args.best)
@@ -209,7 +209,7 @@ def _jobs(text: str) -> int:
 
 def _stats(args: argparse.Namespace) -> int:
     from app.engine import Rules, Variants
-    from app.engine.solver_stats import format_summary, solve_range, summarize
+    from app.engine.search.solver_stats import format_summary, solve_range, summarize
 
     rules = Rules.from_word(args.rules)
     variants = Variants.parse(args.variants)

@@ -23,11 +23,11 @@ from typing import Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.engine.analysis import _sets, analyse
 from app.engine.deal import DEAL_COUNT, GameCode, Rules
 from app.engine.game import Action, Game
-from app.engine.solver import QUICK_NODES, DealSolver, SearchLimitExceeded, hint
-from app.engine.solver_stats import percentile
+from app.engine.search.analysis import _sets, analyse
+from app.engine.search.solver import QUICK_NODES, DealSolver, SearchLimitExceeded, hint
+from app.engine.search.solver_stats import percentile
 
 NAMED: Final = ("TP1-E-AAAABTA", "TP1-C-YBNNXMJ")
 """Deals issue 13 names as the slowest hints of the old solver (with easy deal 1170, its

@@ -22,10 +22,10 @@ import statistics
 import time
 
 from app.engine import Game, GameCode, Rules
-from app.engine.analysis import ANALYSES
 from app.engine.line import Line
-from app.engine.review import DealAnalysisAdapter, Review, children
-from app.engine.solver import solve
+from app.engine.search.analysis import ANALYSES
+from app.engine.search.review import DealAnalysisAdapter, Review, children
+from app.engine.search.solver import solve
 
 ACTIONS = 60
 

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.engine.deal import Rules
-from app.engine.solver_stats import (
+from app.engine.search.solver_stats import (
     DealResult,
     format_summary,
     solve_range,

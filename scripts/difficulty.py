@@ -1,7 +1,7 @@
 """The inputs of the deal difficulty over many deals, and its distribution (docs/solvability.md).
 
 For each deal: whether it can be won (the solver), the share of random playouts that clear
-it (:func:`app.engine.review.playout_share`), and the rating (:func:`app.engine.review.rate`);
+it (:func:`app.engine.search.review.playout_share`), and the rating (:func:`app.engine.search.review.rate`);
 with ``--best`` also the fewest draws a win needs (772 - par; a best-score search, slower)
 and how many of the deal's legal first actions keep a win in reach. One CSV row a deal,
 written as it goes, so a long run can be read (and extrapolated) while it runs;
@@ -20,8 +20,8 @@ import sys
 import time
 
 from app.engine import Game, GameCode, Rules
-from app.engine.analysis import analyse
-from app.engine.review import THRESHOLDS, WIN_BASE, children, playout_share, rate
+from app.engine.search.analysis import analyse
+from app.engine.search.review import THRESHOLDS, WIN_BASE, children, playout_share, rate
 
 FIELDS = (
     "code", "winnable", "playout_share", "fewest_draws", "winning_first", "first_actions", "rating",

@@ -127,11 +127,6 @@ class GameCode:
         legacy ``N`` is written ``E``."""
         return self._text
 
-    @property
-    def standard(self) -> GameCode:
-        """The same deal number and rules with no variant."""
-        return self if not self.variants else GameCode(self.rules, self.number)
-
     def __str__(self) -> str:
         return self.text()
 

@@ -29,7 +29,6 @@ HTTP_DETAILS: Final = (
     N_("Not Found"),
     N_("Method Not Allowed"),
     N_("No such game"),
-    N_("The game is busy; try again"),
     N_("That request is not one the game understands."),
 )
 """Error details the app or Starlette raise, translated on the error page when known."""

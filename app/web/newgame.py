@@ -11,7 +11,7 @@ from typing import Any, Final
 from fastapi import Request
 
 from app.engine import CodeError, GameCode, Rules, Variants
-from app.engine.review import Difficulty
+from app.engine.search.review import Difficulty
 from app.web.players import read_cookies
 from app.web.replay import difficulty_word
 from app.web.variants import remembered_variants, variant_choices

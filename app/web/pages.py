@@ -27,7 +27,7 @@ from app.engine import (
     VariantError,
     Variants,
 )
-from app.engine.review import Difficulty
+from app.engine.search.review import Difficulty
 from app.i18n import N_, current_locale
 from app.store import GameStore, StoredGame, VersionConflict
 from app.web.deps import (

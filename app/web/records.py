@@ -3,19 +3,16 @@
 For the game page (``app/web/pages.py`` and ``templates/game.html``), two plain
 functions, both blocking (call them from ``def`` routes, which run in the thread pool):
 
-``records_context(store, stored, player) -> dict[str, Any]``
-    Everything the game page shows about records, to merge into its context:
-    ``{"record_line": str, "announcement": Announcement | None}``.
-    ``record_line`` is the deal's record in words, for before and during play:
+``record_line(record, viewer) -> str``
+    The deal's record in words, for before and during play:
     "Record: 761 by Dana", "Record: 761 by you", "Nobody has won this deal yet;
     best: 3 cards left by Dana", "No record yet: be the first to win this deal".
-    ``announcement`` is set only on a game that has just ended (won, or blocked)
-    when its result made history: first to win the deal, a new record, or the
-    best unfinished result. ``announcement.text`` is the sentence;
-    ``announcement.kind`` the :class:`~app.store.base.Feat` (for a CSS class).
 
-``record_line(record, viewer) -> str`` and ``announcement(store, stored) -> Announcement | None``
-    The two halves, for a caller that has the :class:`DealRecord` already.
+``announcement(store, stored) -> Announcement | None``
+    Set only on a game that has just ended (won, or blocked) when its result made
+    history: first to win the deal, a new record, or the best unfinished result.
+    ``announcement.text`` is the sentence; ``announcement.kind`` the
+    :class:`~app.store.base.Feat` (for a CSS class).
 
 Routes: ``GET /api/deals/{code}/record``, ``GET /api/players/me/stats``,
 ``PUT /api/players/me/name``, ``GET /stats`` and ``POST /players/me/name``.
@@ -125,14 +122,6 @@ def announcement(store: GameStore, stored: StoredGame) -> Announcement | None:
             text = words.gettext("Nobody has won this deal yet, and your %(left)s is its best result.")
         return Announcement(Feat.BEST_UNFINISHED, text % {"left": left})
     return None
-
-
-def records_context(store: GameStore, stored: StoredGame, player: str | None) -> dict[str, Any]:
-    """``{"record_line": …, "announcement": …}`` for the game page's context."""
-    return {
-        "record_line": record_line(store.deal_record(stored.game.code), player),
-        "announcement": announcement(store, stored),
-    }
 
 
 # -- JSON API ---------------------------------------------------------------------------------
@@ -369,6 +358,5 @@ __all__ = [
     "announcement",
     "clean_idle_games",
     "record_line",
-    "records_context",
     "router",
 ]

@@ -14,7 +14,7 @@ step gets a 400 page or ``{"error", "message", "index"}``; nothing is ever store
 For other pages: :func:`replay_url`, :func:`record_review` (the record holder's review
 of a deal, for the game page's record line) and :func:`recent_games` (Statistics).
 Reviews run the solver: the routes are plain ``def`` (the thread pool), and reviews are
-kept per line (:func:`app.engine.review.review`).
+kept per line (:func:`app.engine.search.review.review`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from app.engine import Action, CodeError, GameCode
 from app.engine.line import MAX_ACTIONS, Line, LineError, LineProblem
-from app.engine.review import Difficulty, Review, deal_difficulty, review
+from app.engine.search.review import Difficulty, Review, deal_difficulty, review
 from app.i18n import current_locale
 from app.store import GameStore
 from app.store.base import GameResult

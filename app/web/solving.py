@@ -1,6 +1,6 @@
 """What the solver tells the page: hints, whether a deal could be won, winnable deals.
 
-Every answer is a lookup in the deal's analysis (``app.engine.analysis``: each reachable
+Every answer is a lookup in the deal's analysis (``app.engine.search.analysis``: each reachable
 position's winnability and best score). Making one takes about 10 ms of CPU, so it is
 made in a worker process, where it does not hold this process's GIL against the moves
 of other players; the analyses come back (about 1.4 MiB each) and are kept, bounded by
@@ -28,9 +28,9 @@ from functools import lru_cache
 from typing import Final
 
 from app.engine import STANDARD, Game, GameCode, Rules, Variants
-from app.engine.analysis import ANALYSES, DealAnalysis, analyse
-from app.engine.review import Difficulty, playout_share, rate
-from app.engine.solver import Hint, hint, solve
+from app.engine.search.analysis import ANALYSES, DealAnalysis, analyse
+from app.engine.search.review import Difficulty, playout_share, rate
+from app.engine.search.solver import Hint, hint, solve
 from app.web.metrics import observe_solver, solver_timer
 
 ANALYSIS_SECONDS: Final = 10.0

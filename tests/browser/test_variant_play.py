@@ -9,7 +9,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Action, Game, GameCode, Status
-from app.engine.analysis import analyse
+from app.engine.search.analysis import analyse
 from tests.browser.conftest import screenshot
 from tests.browser.states import VIEWS, not_fitting, play_by_keys, sideways
 

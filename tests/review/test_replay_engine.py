@@ -1,4 +1,4 @@
-"""The line and the review (app.engine.line, app.engine.review), checked against the suite's
+"""The line and the review (app.engine.line, app.engine.search.review), checked against the suite's
 independent reference searches (tests/solver/solver_reference.py), not the solver itself."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 
 from app.engine import Game, GameCode, Rules
 from app.engine.line import MAX_ACTIONS, Line, LineError, LineProblem
-from app.engine.review import DealAnalysisAdapter, Difficulty, Review, playout_share, rate
-from app.engine.solver import solve
+from app.engine.search.review import DealAnalysisAdapter, Difficulty, Review, playout_share, rate
+from app.engine.search.solver import solve
 from tests.solver.solver_reference import brute_force_best, plain_search
 
 CODE = GameCode.parse("TP1-E-AAAAAAB")
@@ -170,7 +170,7 @@ def test_difficulty_rating() -> None:
 def test_playouts_follow_the_game_s_rules(rules: Rules) -> None:
     # The playouts run on the deal's masks; here the same player plays real games, drawing
     # the same random numbers: the shares must be the same.
-    from app.engine.review import _splitmix
+    from app.engine.search.review import _splitmix
 
     def with_games(code: GameCode, playouts: int) -> float:
         numbers = _splitmix(code.number * 2 + (code.rules is Rules.CLASSIC))

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from app.engine.deal import DEAL_COUNT, GameCode, Rules
 from app.engine.game import Action, Game
-from app.engine.solver import solve
+from app.engine.search.solver import solve
 
 
 def random_action(game: Game, rng: random.Random) -> Action | None:

@@ -9,10 +9,10 @@ import pytest
 from solver_helpers import random_action, replays_to, small_positions
 from solver_reference import brute_force_best, plain_search
 
-from app.engine.analysis import WON_MIN_SCORE, AnalysisCache, analyse, score_of
 from app.engine.deal import DEAL_COUNT, GameCode, Rules
 from app.engine.game import Game
-from app.engine.solver import DealSolver, _hall_holds, hint, solve
+from app.engine.search.analysis import WON_MIN_SCORE, AnalysisCache, analyse, score_of
+from app.engine.search.solver import DealSolver, _hall_holds, hint, solve
 
 RULES = [Rules.EASY, Rules.CLASSIC]
 
@@ -75,7 +75,7 @@ def test_the_counting_bound_never_cuts_a_win_late_in_games(rules: Rules) -> None
 
 def test_the_bound_is_the_search_s_own() -> None:
     # The search calls the readable check itself: breaking the check changes the search.
-    import app.engine.solver as solver_module
+    import app.engine.search.solver as solver_module
 
     game = Game.from_code("TP1-C-AAAAAAI")  # no win: every position is searched
     honest = DealSolver.for_game(game).find_win(0, 0, game.waste.rank, True)[1]

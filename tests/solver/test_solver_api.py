@@ -17,7 +17,7 @@ from app.cli import main
 from app.engine.deal import GameCode, Rules
 from app.engine.game import Action, Game
 from app.engine.layout import COVER_MASKS
-from app.engine.solver import (
+from app.engine.search.solver import (
     Hint,
     SearchLimitExceeded,
     _hall_holds,

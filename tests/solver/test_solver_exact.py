@@ -8,7 +8,7 @@ from solver_reference import brute_force, brute_force_best, plain_search
 
 from app.engine.deal import Deal, GameCode, Rules
 from app.engine.game import Action, Game
-from app.engine.solver import DealSolver, solve
+from app.engine.search.solver import DealSolver, solve
 
 RULES = [Rules.EASY, Rules.CLASSIC]
 

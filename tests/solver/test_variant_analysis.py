@@ -13,10 +13,10 @@ import sys
 import pytest
 
 from app.engine import Game, GameCode, Rules, Status, Variants
-from app.engine.analysis import analyse
 from app.engine.deal import Deal
 from app.engine.layout import COVERED_BY, PEAK_MASKS
-from app.engine.solver import solve
+from app.engine.search.analysis import analyse
+from app.engine.search.solver import solve
 from tests.solver.solver_reference import plain_search
 from tests.support import played_by_hints
 

@@ -10,7 +10,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DataError
 
 from app.engine import Game, GameCode, Rules, Status
-from app.engine.analysis import analyse
+from app.engine.search.analysis import analyse
 from app.store.base import GameStore
 from app.store.results import kind_letters, stats_by_kind
 from app.store.schema import SCHEMA_VERSION

@@ -143,7 +143,7 @@ def test_winnable_deals_only(client: TestClient) -> None:
 def playouts_won(code: GameCode, playouts: int = 200) -> float:
     """The difficulty's measure (docs/solvability.md) played with real games: the share of
     200 playouts seeded by the deal (the player removes a random playable card, else draws)."""
-    from app.engine.review import _splitmix
+    from app.engine.search.review import _splitmix
 
     numbers = _splitmix(code.number * 2 + (code.rules is Rules.CLASSIC))
     won = 0

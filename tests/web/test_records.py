@@ -16,7 +16,7 @@ from app.engine import DRAW, Game, GameCode, Rules, Status
 from app.store import MemoryStore
 from app.store.base import Feat, GameStore, StoredGame
 from app.web.main import create_app
-from app.web.records import announcement, clean_idle_games, record_line, records_context
+from app.web.records import announcement, clean_idle_games, record_line
 from app.web.settings import Settings
 from tests.i18n.po import po
 from tests.store.helpers import greedy, line_of, two_blocks, two_wins
@@ -257,9 +257,7 @@ def test_announcements() -> None:
     better = play(store, BOB, code, high)
     said = announcement(store, better)
     assert said is not None and said.kind is Feat.NEW_RECORD and str(better.game.score) in said.text
-    context = records_context(store, better, BOB)
-    assert context["record_line"] == f"Record: {better.game.score} by you"
-    assert context["announcement"] == said
+    assert record_line(store.deal_record(code), BOB) == f"Record: {better.game.score} by you"
 
     blocked_code, more, _ = two_blocks()
     blocked = play(store, ALICE, blocked_code, more)

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.engine import DECK, Game, GameCode
 from app.engine.line import Line
-from app.engine.solver import solve
+from app.engine.search.solver import solve
 from app.store import MemoryStore
 
 CODE = "TP1-E-AAAAAAB"

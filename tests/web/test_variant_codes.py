@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.engine import Game, GameCode, Status
-from app.engine.analysis import analyse
+from app.engine.search.analysis import analyse
 from app.store import MemoryStore
 from app.web.variants import VARIANTS_COOKIE
 from tests.web.conftest import HX, game_id_of, text_of

@@ -1,6 +1,6 @@
 """Make today.csv.gz: the answers of the solver as it was before the whole-deal analysis.
 
-    git show 49e54bd:app/engine/solver.py > /tmp/old_solver.py
+    git show 49e54bd:app/engine/search/solver.py > /tmp/old_solver.py
     .venv/bin/python tests/solver/reference_answers/make_today.py /tmp/old_solver.py E 0 10000 > easy.csv
     .venv/bin/python tests/solver/reference_answers/make_today.py /tmp/old_solver.py C 0 10000 --best > classic.csv
 

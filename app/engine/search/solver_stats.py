@@ -12,10 +12,10 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from app.engine.analysis import analyse
 from app.engine.deal import DEAL_COUNT, GameCode, Rules
 from app.engine.game import Game
-from app.engine.solver import solve
+from app.engine.search.analysis import analyse
+from app.engine.search.solver import solve
 from app.engine.variants import STANDARD, Variants
 
 __all__ = [

@@ -13,7 +13,7 @@ drawn, so, as in the standard pass, one table is kept: the best gain right after
 draw, per set and number drawn (:func:`run_best_after_draws`). Any other position's is
 found by a short search over its run of removals, carrying the run (:func:`best_gain`).
 
-The pass (backward over the rows of sets, as :func:`app.engine.passes.best_after_draws`)
+The pass (backward over the rows of sets, as :func:`app.engine.search.passes.best_after_draws`)
 keeps, for the row just judged, ``M[set, waste, k - 1, drawn]``: the best over runs of
 exactly ``k`` more removals of what the run's end is worth (its peak bonus, then the best
 of stopping or drawing on). From the start of a run the gain is ``1 + 2 + ... + k`` plus
@@ -31,7 +31,7 @@ import numpy as np
 from app.engine.deal import Deal, Rules
 from app.engine.game import TRADITIONAL_DRAW_COST, TRADITIONAL_PEAK_BONUS
 from app.engine.layout import ALL_POSITIONS_MASK, PEAK_MASKS, POSITION_COUNT
-from app.engine.passes import Int16Array, IntArray, _best_by_group, _cards, _sets
+from app.engine.search.passes import Int16Array, IntArray, _best_by_group, _cards, _sets
 
 __all__ = ["best_gain", "peak_bonus", "run_best_after_draws"]
 

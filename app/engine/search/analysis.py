@@ -21,7 +21,7 @@ make the tables small:
   one per set and number drawn); any other position's is found from its removals (a short
   search over the runs of removals, which end in a draw or a block) and those values.
 
-The two passes are in :mod:`app.engine.passes`: each works on all of one row of sets at
+The two passes are in :mod:`app.engine.search.passes`: each works on all of one row of sets at
 once (the sets with the same number of cards removed) with numpy, a few array operations
 per row, 28 rows. This module holds what a deal's analysis answers, and the cache.
 
@@ -32,7 +32,7 @@ In the variants (``docs/variants.md``) a waste of rank 0 is wild (the joker, or 
 card yet) and takes every card; the stock may hold 24 or 25 cards. Under traditional
 scoring (``T``) the score so far depends on the line, and the future on the current run as
 well: ``best_after_draw`` then holds the best *gain* right after each draw (the run 0,
-:mod:`app.engine.runs`), and a position is asked with its run and its score so far
+:mod:`app.engine.search.runs`), and a position is asked with its run and its score so far
 (:meth:`DealAnalysis.verdict`'s ``run`` and ``score``; :meth:`DealAnalysis.of` reads them
 from the game). Whether a position can be won is the same as in the standard game.
 """
@@ -47,8 +47,8 @@ from typing import Final
 from app.engine.deal import Deal, GameCode, Rules, rank_of
 from app.engine.game import Action, Game, ranks_adjacent
 from app.engine.layout import ALL_POSITIONS_MASK, POSITION_COUNT
-from app.engine.passes import Int8Array, Int16Array, _sets, best_after_draws, score_of, win_limits
-from app.engine.runs import best_gain, peak_bonus, run_best_after_draws
+from app.engine.search.passes import Int8Array, Int16Array, _sets, best_after_draws, score_of, win_limits
+from app.engine.search.runs import best_gain, peak_bonus, run_best_after_draws
 
 __all__ = ["ANALYSES", "AnalysisCache", "DealAnalysis", "PositionVerdict", "analyse", "score_of"]
 
@@ -72,7 +72,7 @@ class PositionVerdict:
     Under traditional scoring (``T``) ``winnable`` comes from the win table, and the best
     score is the highest any line reaches, which is not always a win's: the draws a win
     still needs may cost more (5 each) than its removals and peaks bring. ``move`` is then
-    towards that best score and may give the win up (see :func:`app.engine.solver.hint`
+    towards that best score and may give the win up (see :func:`app.engine.search.solver.hint`
     for the action a hint gives).
     """
 
@@ -320,7 +320,7 @@ def fitting_masks(deal: Deal, rules: Rules) -> tuple[int, ...]:
 def analyse(code: GameCode, *, scores: bool = True) -> DealAnalysis:
     """Analyse the deal named by ``code`` under its rules: whether each position can be won
     (about 3 ms of CPU), and with ``scores`` its best score (about 8 ms more; under
-    traditional scoring the longest-runs pass of :mod:`app.engine.runs`, several times
+    traditional scoring the longest-runs pass of :mod:`app.engine.search.runs`, several times
     that: ``docs/performance.md``)."""
     deal = code.deal()
     scoring = run_best_after_draws if code.variants.traditional else best_after_draws
@@ -385,4 +385,4 @@ class AnalysisCache:
 
 
 ANALYSES: Final = AnalysisCache(64 << 20)
-"""The analyses :func:`app.engine.solver.hint` uses: 64 MiB, about 45 deals."""
+"""The analyses :func:`app.engine.search.solver.hint` uses: 64 MiB, about 45 deals."""

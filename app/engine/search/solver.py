@@ -42,10 +42,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from app.engine.analysis import ANALYSES, DealAnalysis, analyse
 from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules, dealt_waste, rank_of
 from app.engine.game import Action, Game
-from app.engine.layout import ALL_POSITIONS_MASK, COVER_MASKS, PEAK_MASKS, POSITION_COUNT
+from app.engine.layout import ALL_POSITIONS_MASK, COVER_MASKS, POSITION_COUNT
+from app.engine.search.analysis import ANALYSES, DealAnalysis, analyse
 
 __all__ = [
     "DealSolver",
@@ -358,105 +358,6 @@ class DealSolver:
             return path[::-1], counter[0]
         return None, counter[0]
 
-    def min_draw_win(
-        self, removed: int, drawn: int, waste: int, just_drew: bool, *, node_limit: int | None
-    ) -> tuple[list[int] | None, int]:
-        """A winning line with the fewest draws, or ``None`` when there is no win.
-
-        From a first win, wins with fewer draws are asked for until there is none.
-        Each search caps the draws lower, so what one proves lost stays proven for
-        the next: they share tables, which start from this solver's own.
-        """
-        total = 0
-        line, nodes = self.find_win(removed, drawn, waste, just_drew, node_limit=node_limit)
-        total += nodes
-        if line is None:
-            return None, total
-        tables = (dict(self._lost), dict(self._lost_after_draw))
-        while line.count(-1) > 0:
-            remaining = None if node_limit is None else max(1, node_limit - total)
-            shorter, nodes = self.find_win(
-                removed,
-                drawn,
-                waste,
-                just_drew,
-                limit=drawn + line.count(-1) - 1,
-                tables=tables,
-                node_limit=remaining,
-            )
-            total += nodes
-            if shorter is None:
-                break
-            line = shorter
-        return line, total
-
-    def best_reachable(
-        self, removed: int, drawn: int, waste: int, *, node_limit: int | None
-    ) -> tuple[list[int], int]:
-        """For a position with no win: a line to the highest score reachable from it.
-
-        Every reachable position is visited (a position reached with fewer draws
-        reaches everything the same position reaches with more), but for branches
-        that cannot beat the best found: with no win at most two peaks are ever
-        cleared. The score of a position is ``100 * peaks cleared - cards removed -
-        cards drawn`` up to a constant.
-        """
-        exposed_of = _exposed_table()
-        ranks = self.ranks
-        playable_by_rank = self.playable_by_rank
-        after_draw = self.after_draw
-        peak_a, peak_b, peak_c = PEAK_MASKS
-        seen: dict[int, int] = {}
-        path: list[int] = []
-        best_value = _value(removed, drawn)
-        best_line: list[int] = []
-        nodes = 0
-        budget = node_limit if node_limit is not None else -1
-
-        def visit(removed: int, drawn: int, waste: int) -> None:
-            nonlocal best_value, best_line, nodes
-            playable = exposed_of[removed] & playable_by_rank[waste]
-            key = removed << 28 | playable
-            if seen.get(key, _NEVER) <= drawn:
-                return
-            nodes += 1
-            if nodes == budget:
-                raise SearchLimitExceeded(f"more than {node_limit} positions searched")
-            left_a = (peak_a & ~removed).bit_count()
-            left_b = (peak_b & ~removed).bit_count()
-            left_c = (peak_c & ~removed).bit_count()
-            here = 100 * ((not left_a) + (not left_b) + (not left_c)) - removed.bit_count() - drawn
-            if here > best_value:
-                best_value, best_line = here, list(path)
-            # No win, so at most two peaks are ever cleared: the most this branch can
-            # add is clearing the one or two uncleared peaks with the fewest cards left.
-            gains = sorted(100 - left for left in (left_a, left_b, left_c) if left)
-            if here + sum(gains[1:]) <= best_value:
-                return
-            while playable:
-                low = playable & -playable
-                playable ^= low
-                p = low.bit_length() - 1
-                path.append(p)
-                visit(removed | low, drawn, ranks[p])
-                path.pop()
-            if drawn < STOCK_SIZE:
-                path.append(-1)
-                visit(removed, drawn + 1, after_draw[drawn + 1])
-                path.pop()
-            # Marked once done: a draw can lead to the same key with one card more drawn,
-            # and that position is only covered by this one once this one is explored.
-            seen[key] = drawn
-
-        visit(removed, drawn, waste)
-        return best_line, nodes
-
-
-def _value(removed: int, drawn: int) -> int:
-    """The score of a position, up to a constant: 100 a peak cleared, -1 a card removed or drawn."""
-    cleared = sum(1 for mask in PEAK_MASKS if removed & mask == mask)
-    return 100 * cleared - removed.bit_count() - drawn
-
 
 # -- the public API -------------------------------------------------------------------------
 
@@ -493,7 +394,7 @@ def solve(
     """Solve the game from its current position (it is not changed).
 
     Without ``best`` a depth-first search looks for a win; if it has not decided within
-    :data:`QUICK_NODES` positions, the whole-deal pass of :mod:`app.engine.analysis`
+    :data:`QUICK_NODES` positions, the whole-deal pass of :mod:`app.engine.search.analysis`
     decides (a few milliseconds, whatever the deal). ``best`` asks for the best final
     score: that is the analysis with its scores (about 10 ms). ``node_limit`` bounds the
     depth-first search alone: below :data:`QUICK_NODES` it is the search's whole budget
@@ -501,7 +402,7 @@ def solve(
     earlier search of the same deal.
 
     Under traditional scoring (``T``) ``best`` asks for the best score in traditional
-    points, a longest-runs objective (:mod:`app.engine.runs`): the line reaches it, and it
+    points, a longest-runs objective (:mod:`app.engine.search.runs`): the line reaches it, and it
     may stop short of a win when the draws the win still needs cost more than it brings
     (``winnable`` still says whether a win is in reach; without ``best`` the line wins).
     """
@@ -554,20 +455,18 @@ def solve_code(code: str | GameCode, *, best: bool = False, node_limit: int | No
     return solve(Game(parsed), best=best, node_limit=node_limit)
 
 
-def hint(game: Game, *, node_limit: int | None = None, analysis: DealAnalysis | None = None) -> Hint:
+def hint(game: Game, *, analysis: DealAnalysis | None = None) -> Hint:
     """One action that keeps a win in reach, or how far back along the line a win still was.
 
-    Looked up in the deal's ``analysis`` (:mod:`app.engine.analysis`); by default the one
-    kept in :data:`~app.engine.analysis.ANALYSES` (bounded by memory), made now if it is
-    not kept. The action is one towards the best score still reachable. ``node_limit`` is
-    accepted for compatibility and not used: the analysis's work is bounded by the layout.
+    Looked up in the deal's ``analysis`` (:mod:`app.engine.search.analysis`); by default the one
+    kept in :data:`~app.engine.search.analysis.ANALYSES` (bounded by memory), made now if it is
+    not kept. The action is one towards the best score still reachable.
 
     Under traditional scoring the best score is not always a win's (draws cost 5 each), so
     a hint in a winnable position gives the action towards the best score when that action
     keeps a win in reach, and otherwise an action that keeps the win
-    (:meth:`~app.engine.analysis.DealAnalysis.winning_move`): a hint never gives a win up.
+    (:meth:`~app.engine.search.analysis.DealAnalysis.winning_move`): a hint never gives a win up.
     """
-    del node_limit
     if game.is_over:
         return Hint(None, 0)
     if analysis is None:

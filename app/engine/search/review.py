@@ -19,8 +19,8 @@ keep a win or a score, par and the difficulty are derived here from those two.
 The adapter
 -----------
 :class:`DealAnalysisAdapter` answers the protocol from the deal's whole-deal analysis
-(:mod:`app.engine.analysis`: every reachable position judged once, about 10 ms of CPU a
-deal, kept in :data:`~app.engine.analysis.ANALYSES`), so every question is a lookup.
+(:mod:`app.engine.search.analysis`: every reachable position judged once, about 10 ms of CPU a
+deal, kept in :data:`~app.engine.search.analysis.ANALYSES`), so every question is a lookup.
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from app.engine.analysis import ANALYSES, DealAnalysis, fitting_masks
 from app.engine.deal import GameCode, Rules, rank_of
 from app.engine.game import Action, Game
 from app.engine.layout import ALL_POSITIONS_MASK, exposed_mask
 from app.engine.line import Line
+from app.engine.search.analysis import ANALYSES, DealAnalysis, fitting_masks
 
 WIN_BASE: Final = 772
 """The score of a win with no draw (500 - 28 removals + 3 peaks); each draw costs one."""

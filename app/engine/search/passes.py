@@ -1,4 +1,4 @@
-"""The whole-deal analysis's two backward passes (see :mod:`app.engine.analysis`): over the
+"""The whole-deal analysis's two backward passes (see :mod:`app.engine.search.analysis`): over the
 22,932 sets of removed cards that play can reach, row by row (the sets with the same number
 of cards removed) from the full set down, with numpy.
 

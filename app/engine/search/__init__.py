@@ -1,0 +1,3 @@
+"""The search over a deal's positions: the solver, the whole-deal analysis and its passes,
+the longest-runs pass, the review, and the solver's statistics. Built on the rules
+(:mod:`app.engine.game`, :mod:`app.engine.deal`); nothing in the rules imports it."""
