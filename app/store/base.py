@@ -30,6 +30,7 @@ from typing import Final, TypeVar
 from anyio import to_thread
 
 from app.engine import Game, GameCode, Rules, Variants
+from app.store.attempts import LEADERBOARD_SIZE, Attempt, Leaderboard, day_end
 
 T = TypeVar("T")
 
@@ -193,6 +194,35 @@ class GameStore(abc.ABC):
 
         Raises :class:`BadDisplayName` for a name :func:`clean_display_name` refuses.
         """
+
+    # -- the daily challenge (issue 29, app/store/attempts.py) --------------------------------
+
+    @abc.abstractmethod
+    def now(self) -> float:
+        """The store's clock (seconds since the epoch): it decides when a day is over."""
+
+    def day_over(self, day: dt.date) -> bool:
+        """Whether ``day`` (UTC) has ended: its unfinished attempts count, as they were."""
+        return self.now() >= day_end(day)
+
+    @abc.abstractmethod
+    def begin_attempt(self, day: dt.date, player: str, stored: StoredGame, *, late: bool) -> bool:
+        """Make ``stored`` the player's game of ``day`` (``late``: begun after the day) unless
+        they have one already; whether it is now. One per player and day, however many tabs
+        or servers begin one at once. Every later save of the game while the day runs is
+        followed by the attempt (:func:`app.store.attempts.progressed`)."""
+
+    @abc.abstractmethod
+    def attempt(self, day: dt.date, player: str) -> Attempt | None:
+        """The player's game of ``day`` with its rank (once it counts), or ``None``."""
+
+    @abc.abstractmethod
+    def leaderboard(self, day: dt.date, limit: int = LEADERBOARD_SIZE) -> Leaderboard:
+        """The day's attempts that count, in order (:mod:`app.store.ranking`)."""
+
+    @abc.abstractmethod
+    def player_days(self, player: str) -> list[Attempt]:
+        """Every day's game of the player (ranked or late), the earliest day first."""
 
     @abc.abstractmethod
     def cleanup_idle(self, older_than: dt.timedelta) -> int:

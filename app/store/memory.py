@@ -15,6 +15,17 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from app.engine import Game, GameCode, Status
+from app.store.attempts import (
+    LEADERBOARD_SIZE,
+    Attempt,
+    AttemptRow,
+    Leaderboard,
+    attempt_of,
+    counted,
+    day_text,
+    new_row,
+    progressed,
+)
 from app.store.base import (
     DEFAULT_MAX_GAMES_PER_PLAYER,
     DealRecord,
@@ -72,15 +83,15 @@ class MemoryStore(GameStore):
         self._players: dict[str, _Player] = {}
         self._results: dict[str, _Result] = {}
         self._deals: dict[str, DealRow] = {}
+        self._daily: dict[tuple[str, str], AttemptRow] = {}
+        self._daily_games: dict[str, tuple[str, str]] = {}
 
     # -- games ----------------------------------------------------------------------------
 
     def create(self, game: Game, owner: str | None) -> StoredGame:
         game_id = new_game_id()
         with self._lock:
-            self._games[game_id] = _Row(
-                owner, game.to_dict(), 1, next(self._seq), self._clock(), game.status
-            )
+            self._games[game_id] = _Row(owner, game.to_dict(), 1, next(self._seq), self._clock(), game.status)
             if owner is not None:
                 self._make_current(owner, game_id)
                 self._bound(owner, game_id)
@@ -115,6 +126,7 @@ class MemoryStore(GameStore):
                 raise VersionConflict(stored.id)
             row.state, row.version, row.updated = game.to_dict(), stored.version + 1, self._clock()
             row.status = game.status
+            self._progress(stored.id, game)
             if row.status is not Status.PLAYING:
                 self._record(stored.id, row, game)
         return StoredGame(stored.id, stored.owner, game.copy(), stored.version + 1)
@@ -252,6 +264,62 @@ class MemoryStore(GameStore):
         with self._lock:
             self._players.setdefault(player, _Player()).name = cleaned
         return cleaned
+
+    # -- the daily challenge --------------------------------------------------------------
+
+    def now(self) -> float:
+        return self._clock()
+
+    def begin_attempt(self, day: dt.date, player: str, stored: StoredGame, *, late: bool) -> bool:
+        key = (day_text(day), player)
+        with self._lock:
+            if key in self._daily:
+                return False
+            self._daily[key] = new_row(day, player, stored.id, stored.game, late=late, now=self._clock())
+            self._daily_games[stored.id] = key
+            return True
+
+    def _progress(self, game_id: str, game: Game) -> None:
+        key = self._daily_games.get(game_id)
+        if key is not None:
+            changed = progressed(self._daily[key], game, self._clock())
+            if changed is not None:
+                self._daily[key] = changed
+
+    def _ordered(self, day: dt.date, over: bool) -> list[AttemptRow]:
+        text = day_text(day)
+        rows = [r for (d, _), r in self._daily.items() if d == text and counted(r, over)]
+        return sorted(rows, key=lambda r: (r.board_key, r.at))
+
+    def attempt(self, day: dt.date, player: str) -> Attempt | None:
+        over = self.day_over(day)
+        with self._lock:
+            row = self._daily.get((day_text(day), player))
+            if row is None:
+                return None
+            rank = None
+            if counted(row, over) and row.plausible:
+                rank = 1 + sum(
+                    1
+                    for r in self._ordered(day, over)
+                    if r.plausible and (r.board_key, r.at) < (row.board_key, row.at)
+                )
+            return attempt_of(row, self._name_of(player), rank)
+
+    def leaderboard(self, day: dt.date, limit: int = LEADERBOARD_SIZE) -> Leaderboard:
+        over = self.day_over(day)
+        with self._lock:
+            ordered = self._ordered(day, over)
+            rows, rank = [], 0
+            for row in ordered[:limit]:
+                rank += row.plausible
+                rows.append(attempt_of(row, self._name_of(row.player), rank if row.plausible else None))
+            return Leaderboard(day, rows, sum(1 for r in ordered if r.plausible), over)
+
+    def player_days(self, player: str) -> list[Attempt]:
+        with self._lock:
+            mine = [r for (_, p), r in self._daily.items() if p == player]
+        return [attempt_of(r, None) for r in sorted(mine, key=lambda r: r.day)]
 
     # -- cleanup --------------------------------------------------------------------------
 

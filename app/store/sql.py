@@ -29,8 +29,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
 from app.engine import Game, GameCode, Status
+from app.store import daily, records
 from app.store import queries as q
-from app.store import records
+from app.store.attempts import LEADERBOARD_SIZE, Attempt, Leaderboard, new_row
 from app.store.base import (
     DEFAULT_MAX_GAMES_PER_PLAYER,
     DealRecord,
@@ -175,6 +176,7 @@ class SqlStore(GameStore):
             now = self._clock()
             if run(db, q.SAVE, {**values, **q.touch(now)}).rowcount != 1:
                 raise VersionConflict(stored.id)
+            daily.progress(db, stored.id, game, now)
             if game.status is not Status.PLAYING:
                 records.record(db, stored.id, game, now)
 
@@ -213,6 +215,7 @@ class SqlStore(GameStore):
             )
             if run(db, q.SAVE, values).rowcount != 1:  # pragma: no cover - the row is locked
                 raise VersionConflict(game_id)
+            daily.progress(db, game_id, game, now)
             if game.status is not Status.PLAYING:
                 records.record(db, game_id, game, now)
             return StoredGame(game_id, stored.owner, game, stored.version + 1), value
@@ -284,6 +287,29 @@ class SqlStore(GameStore):
 
         self._write(job)
         return cleaned
+
+    # -- the daily challenge ----------------------------------------------------------------
+
+    def now(self) -> float:
+        return self._clock()
+
+    def begin_attempt(self, day: dt.date, player: str, stored: StoredGame, *, late: bool) -> bool:
+        def job(db: Db) -> bool:
+            row = new_row(day, player, stored.id, stored.game, late=late, now=self._clock())
+            return daily.begin(db, row)
+
+        return self._write(job)
+
+    def attempt(self, day: dt.date, player: str) -> Attempt | None:
+        over = self.day_over(day)
+        return self._read(lambda db: daily.attempt(db, day, player, over))
+
+    def leaderboard(self, day: dt.date, limit: int = LEADERBOARD_SIZE) -> Leaderboard:
+        over = self.day_over(day)
+        return self._read(lambda db: daily.leaderboard(db, day, over, limit))
+
+    def player_days(self, player: str) -> list[Attempt]:
+        return self._read(lambda db: daily.player_days(db, player))
 
     # -- cleanup ----------------------------------------------------------------------------
 
