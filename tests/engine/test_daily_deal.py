@@ -8,7 +8,7 @@ import pytest
 
 from app.engine import Game, GameCode
 from app.engine.daily import WEEKDAY_BANDS, band, candidate, daily_code, rating
-from app.engine.review import Difficulty
+from app.engine.search.review import Difficulty
 from tests.support import can_win
 
 KEY = b"test-key"
