@@ -43,6 +43,7 @@ from app.store.base import (
     PlayerStats,
     StoredGame,
 )
+from app.web.charts import stats_charts
 from app.web.deps import PagesDep, PlayerDep, StoreDep
 from app.web.replay import recent_games
 
@@ -307,6 +308,7 @@ def stats_context(
         "name_max": DISPLAY_NAME_MAX,
         "saved": saved,
         "recent_games": recent_games(store, player),
+        "charts": stats_charts(lambda limit: store.recent_results(player, limit)),
         "oob": False,
     }
 
