@@ -149,8 +149,10 @@ async def draw(request: Request, move: PlayersMoveDep) -> Response:
 @router.post("/games/{game_id}/undo", name="undo")
 async def undo(request: Request, move: PlayersMoveDep) -> Response:
     def do(game: Game) -> tuple[Event, frozenset[int]]:
-        card, before = game.waste, game.copy()
+        before = game.copy()
         game.undo()
+        # An undone draw puts its card back in the stock, face down: the answer does not name it.
+        card = None if before.line and before.line[-1].is_draw else before.waste
         return Event(Happened.UNDID, card=card, turned_down=covered_by_undo(before, game)), frozenset()
 
     return await act(request, move, do)

@@ -38,8 +38,10 @@ class Event:
     """A hint with no winning line from here: how many undos lead back to one (``None``: none ever)."""
     turned_up: tuple[Card, ...] = ()
     """The cards the action turned face up (a removal uncovered them)."""
-    turned_down: tuple[Card, ...] = ()
-    """The cards the action turned back face down (an undone removal covered them again)."""
+    turned_down: int = 0
+    """How many cards the action turned back face down (an undone removal covered them again;
+    at most two). Never which: an answer names only the cards face up or removed in it, or
+    on the waste."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,15 +70,13 @@ def turned_by_removal(game: Game, position: int) -> frozenset[int]:
     return frozenset(q for q in COVERS[position] if game.is_exposed(q))
 
 
-def covered_by_undo(before: Game, after: Game) -> tuple[Card, ...]:
-    """The cards an undo turned back face down: exposed before it, covered after it (none
+def covered_by_undo(before: Game, after: Game) -> int:
+    """How many cards an undo turned back face down: exposed before it, covered after it (none
     with open peaks: they stay face up)."""
     if after.variants.open_peaks:
-        return ()
-    return tuple(
-        before.deal.tableau[p]
-        for p in TABLEAU_ORDER
-        if not before.is_removed(p) and before.is_exposed(p) and not after.is_exposed(p)
+        return 0
+    return sum(
+        1 for p in range(28) if not before.is_removed(p) and before.is_exposed(p) and not after.is_exposed(p)
     )
 
 

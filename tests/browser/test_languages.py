@@ -66,7 +66,7 @@ def test_play_a_few_moves_in_hebrew(new_page) -> None:  # type: ignore[no-untype
     expect(page.locator("#stock")).to_have_attribute("aria-label", "קופת משיכה: 22 קלפים. משיכת קלף")
     page.click("#undo")
     expect(page.locator("#stock-count")).to_have_text("23")
-    expect(page.locator("#status")).to_contain_text("חזר למקומו")
+    expect(page.locator("#status")).to_contain_text("הקלף חזר לקופת המשיכה")  # the drawn card is not named
     page.locator("details.words summary").click()
     expect(page.locator("#words-text")).to_contain_text("קופת משיכה: 23 קלפים; ערימת השלכה: ")
 

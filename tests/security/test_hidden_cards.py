@@ -21,7 +21,7 @@ from fastapi.testclient import TestClient
 
 from app.engine import DRAW, Card, Game, GameCode, Rules
 from app.i18n import LANGUAGES
-from app.store import MemoryStore, StoreUnavailable
+from app.store import GameStore, MemoryStore, StoreUnavailable
 from app.store.base import new_game_id
 from tests.i18n.po import card_words
 from tests.security.conftest import CODE, HX, AppFactory, game_id_of
@@ -83,29 +83,26 @@ def leaks(body: str, hidden: set[Card], known: set[str]) -> list[str]:
 
 
 class Watcher:
-    """Checks each response of one player against the hidden cards of the game it is about."""
+    """Checks each response of one player against the rule: an answer names only the cards face
+    up or removed in it, or on the waste. Every other card of the game it is about (covered on
+    the peaks, or in the stock) is looked for in it, even one the player saw before (an undone
+    draw puts its card back in the stock; an undone removal covers cards again)."""
 
-    def __init__(self, store: MemoryStore) -> None:
+    def __init__(self, store: GameStore) -> None:
         self.store = store
         self.get = store.get
         self.checked = 0
         self.statuses: set[int] = set()
-        self.seen: dict[str, set[Card]] = {}
-        """Per game, every card that has been face up (an undone draw puts a seen card back in the
-        stock, an undone removal covers seen cards again: the page may name those)."""
 
     def check(self, response: Any, game_id: str, *, code: str) -> Any:
         stored = self.get(game_id)
         game = stored.game if stored is not None else Game.from_code(code)
-        seen = self.seen.setdefault(game_id, set())
-        never_seen = hidden_cards(game) - seen
         known = {game_id, code, game.code_text(), *re.findall(r'data-game-id="([^"]+)"', response.text)}
-        found = leaks(response.text, never_seen, known)
+        found = leaks(response.text, hidden_cards(game), known)
         assert not found, (
-            f"{response.request.method} {response.request.url} ({response.status_code}) shows a face-down card: "
-            f"{found}"
+            f"{response.request.method} {response.request.url} ({response.status_code}) names a card face down "
+            f"in it: {found}"
         )
-        seen |= face_up_cards(game)
         self.checked += 1
         self.statuses.add(response.status_code)
         return response
@@ -119,14 +116,19 @@ def play_pages(client: TestClient, watch: Watcher, code: GameCode, line: tuple[i
     game_id = game_id_of(page.text)
     watch.check(page, game_id, code=text)
     shadow = Game(code)
+    undone: set[tuple[str, bool]] = set()
+    """The kinds of undo played: ("draw" | "removal" | "cover", htmx)."""
     for step, action in enumerate(line):
         htmx = step % 3 != 2
         headers = HX if htmx else {}
+        last = shadow.line[-1] if shadow.line else None
+        kind = None if last is None else "draw" if last.is_draw else "cover" if turned_last(shadow) else "removal"
         if step % 7 == 3:  # a refused move: a card that cannot go, a covered one
             covered = next(p for p in range(28) if not shadow.is_removed(p) and not shadow.is_exposed(p)) \
                 if shadow.cards_left() > 10 else 0
             watch.check(client.post(f"/games/{game_id}/remove", data={"position": covered}, headers=HX), game_id, code=text)
-        if step % 11 == 5 and shadow.undo_available:  # undo, then play it again
+        if kind is not None and shadow.undo_available and (step % 11 == 5 or (kind, htmx) not in undone):
+            undone.add((kind, htmx))  # undo, then play it again
             watch.check(client.post(f"/games/{game_id}/undo", headers=headers), game_id, code=text)
             watch.check(client.get(f"/g/{text}"), game_id, code=text)
             redo = shadow.line[-1]
@@ -148,7 +150,16 @@ def play_pages(client: TestClient, watch: Watcher, code: GameCode, line: tuple[i
         watch.check(response, game_id, code=text)
     watch.check(client.get(f"/g/{text}"), game_id, code=text)
     watch.check(client.post(f"/games/{game_id}/undo", headers=HX), game_id, code=text)  # refused after a win?
+    if len(line) > 20:
+        assert {(k, h) for k in ("draw", "removal", "cover") for h in (True, False)} <= undone, undone
     return game_id
+
+
+def turned_last(game: Game) -> bool:
+    """Whether the last action, a removal, turned a card face up."""
+    before = game.copy()
+    before.undo()
+    return any(game.is_exposed(p) and not before.is_exposed(p) for p in range(28))
 
 
 def play_api(client: TestClient, watch: Watcher, code: GameCode, line: tuple[int, ...], lang: str) -> str:
@@ -201,6 +212,13 @@ def test_face_down_cards_are_in_no_response(make_client: AppFactory, lang: str) 
     for method, path in (("GET", f"/games/{half_game}/draw"), ("DELETE", f"/api/games/{half_game}"),
                          ("POST", f"/api/games/{half_game}/remove"), ("POST", f"/games/{half_game}/remove")):
         watch.check(client.request(method, path, headers=HX), half_game, code=half.text())
+    # Restart deals the code again (a new game), resume goes back to the half-played one.
+    for headers in (HX, {}):
+        restarted = client.post(f"/games/{half_game}/restart", headers=headers, follow_redirects=True)
+        watch.check(restarted, game_id_of(restarted.text), code=half.text())
+        watch.check(client.post(f"/games/{half_game}/resume", headers=headers, follow_redirects=True), half_game,
+                    code=half.text())
+    watch.check(client.get(f"/games/{page_game}/outlook", headers=HX), page_game, code=code.text())
     assert store.get(page_game) is not None and store.get(api_game) is not None
     assert watch.checked > 100
     assert {200, 404, 405, 409, 422} <= watch.statuses
