@@ -195,9 +195,35 @@
       return transition;
     };
   }
-  function land() { if (flight) { flight.skipTransition(); flight = null; } }
-  document.addEventListener("pointerdown", land, true);
+  // While cards fly, Chromium hit-tests the board as if its named cards were not there: a press
+  // on a card lands on the board (#peaks), and its click would be lost (issue 30). So a press
+  // lands the flight, asks again what is under it, and hands its click to that control.
+  var aimed = null;
+  function control(el) { return el && el.closest ? el.closest("button, a[href], summary, input, select, label") : null; }
+  function land(event) {
+    var moving = flight || (early && early.transition);
+    if (!moving) return;
+    moving.skipTransition();
+    flight = null;
+    if (event.type !== "pointerdown") return;
+    var real = control(document.elementFromPoint(event.clientX, event.clientY));
+    if (real && real !== control(event.target)) aimed = real;
+  }
+  document.addEventListener("pointerdown", function (event) { aimed = null; land(event); }, true);
   document.addEventListener("keydown", land, true);
+  document.addEventListener("mousedown", function (event) {
+    // The board itself never takes focus from a press: the arrows work on its cards only.
+    if (aimed || event.target.id === "peaks") event.preventDefault();
+    if (aimed && !aimed.disabled) aimed.focus({ preventScroll: true });
+  }, true);
+  document.addEventListener("click", function (event) {
+    var real = aimed;
+    aimed = null;
+    if (!real || real.contains(event.target) || !event.isTrusted) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    real.click();
+  }, true);
 
   document.addEventListener("htmx:config:request", function (event) {
     var ctx = event.detail && event.detail.ctx;
