@@ -19,7 +19,20 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from app.i18n import N_, current_locale
 from app.store.base import GameStore, StoreUnavailable
 from app.store.factory import open_store
-from app.web import api, health, howto, install, language, metrics, moves, pages, records, replay, solving
+from app.web import (
+    api,
+    display,
+    health,
+    howto,
+    install,
+    language,
+    metrics,
+    moves,
+    pages,
+    records,
+    replay,
+    solving,
+)
 from app.web.access import AccessMiddleware
 from app.web.limits import BodySizeLimitMiddleware
 from app.web.players import PlayerCookieMiddleware
@@ -101,6 +114,7 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
     app.include_router(howto.router)
     app.include_router(replay.router)
     app.include_router(install.router)
+    app.include_router(display.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
     @app.exception_handler(StarletteHTTPException)

@@ -32,6 +32,7 @@ from app.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, current_locale
 from app.i18n.locale import CODE_EXAMPLE
 from app.web.clock import clock_text, duration_iso, game_clock
 from app.web.daily import daily_deal
+from app.web.sound import sound_of, sound_on
 from app.web.variants import game_label, variants_words
 from app.web.views import TABLEAU_ORDER, Slot, playable_cards
 
@@ -134,6 +135,7 @@ def make_environment() -> jinja2.Environment:
     env.globals.update(
         game_clock=game_clock, clock_text=clock_text, duration_iso=duration_iso, daily_deal=daily_deal
     )
+    env.globals.update(sound_of=sound_of, sound_on=sound_on)  # app/web/sound.py
     return env
 
 
