@@ -31,6 +31,7 @@ from anyio import to_thread
 
 from app.engine import Game, GameCode, Rules, Variants
 from app.store.attempts import LEADERBOARD_SIZE, Attempt, Leaderboard, day_end
+from app.store.races import RaceRooms
 
 T = TypeVar("T")
 
@@ -64,7 +65,7 @@ def owns(stored: StoredGame, owned_by: str | None) -> bool:
 DEFAULT_MAX_GAMES_PER_PLAYER: Final = 200
 
 
-class GameStore(abc.ABC):
+class GameStore(RaceRooms, abc.ABC):
     """Games by id, and each player's current game. Thread-safe; every method is blocking.
 
     The ``a``-prefixed methods (:meth:`aget`, :meth:`aupdate`, :meth:`aread`)
@@ -110,7 +111,7 @@ class GameStore(abc.ABC):
     def set_current(self, owner: str, game_id: str) -> None:
         """Make one of the player's games their current game."""
 
-    def close(self) -> None:  # noqa: B027 - optional hook
+    def close(self) -> None:
         """Release connections."""
 
     def update(

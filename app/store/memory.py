@@ -39,6 +39,7 @@ from app.store.base import (
     owns,
 )
 from app.store.deals import DealRow, epoch_to_datetime, merge, to_record
+from app.store.race_memory import MemoryRaces
 from app.store.results import game_outcome, improves, kind_letters, line_text, run_and_time, stats_by_kind
 
 T = TypeVar("T")
@@ -66,7 +67,7 @@ class _Result:
     seq: int
 
 
-class MemoryStore(GameStore):
+class MemoryStore(MemoryRaces, GameStore):
     local_reads = True  # nothing here waits on I/O: an event loop may call it directly
 
     def __init__(
@@ -85,6 +86,8 @@ class MemoryStore(GameStore):
         self._deals: dict[str, DealRow] = {}
         self._daily: dict[tuple[str, str], AttemptRow] = {}
         self._daily_games: dict[str, tuple[str, str]] = {}
+        self._rooms = {}
+        self._room_of_game = {}
 
     # -- games ----------------------------------------------------------------------------
 
@@ -96,6 +99,20 @@ class MemoryStore(GameStore):
                 self._make_current(owner, game_id)
                 self._bound(owner, game_id)
         return StoredGame(game_id, owner, game.copy(), 1)
+
+    def _new_game(self, game: Game, owner: str, game_id: str) -> None:
+        """A racer's game (the lock held): as :meth:`create`, with the id the race chose."""
+        self._games[game_id] = _Row(owner, game.to_dict(), 1, next(self._seq), self._clock(), game.status)
+        self._make_current(owner, game_id)
+        self._bound(owner, game_id)
+
+    def _game(self, game_id: str) -> Game | None:
+        row = self._games.get(game_id)
+        return Game.from_dict(row.state) if row is not None else None
+
+    def _display(self, player: str) -> str | None:
+        found = self._players.get(player)
+        return found.name if found is not None else None
 
     def _bound(self, owner: str, keep: str) -> None:
         """Remove the owner's oldest games beyond the bound (not won first), results recorded."""

@@ -35,7 +35,7 @@ from sqlalchemy import (
     update,
 )
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 
 CODE_LENGTH: Final = 24
 """Room for any game code: ``TP1-EOWJT-AAAAAAB`` is 17 characters (16 before the variants)."""
@@ -170,6 +170,40 @@ daily = Table(
 )
 
 
+races = Table(
+    # Version 5: race rooms (issue 24, app/store/races.py). One row per room: its maker, the
+    # deal of its current round, when that round's deal is (None: the lobby) and when it was
+    # seen to finish.
+    "tp_races",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("maker", String(64), nullable=False),
+    Column("code", String(CODE_LENGTH), nullable=False),
+    Column("round", Integer, nullable=False),
+    Column("created", Double, nullable=False),
+    Column("starts", Double),
+    Column("ended", Double),
+    Column("updated", Double, nullable=False),
+    Index("tp_races_maker", "maker", "updated"),
+    Index("tp_races_updated", "updated"),
+)
+
+racers = Table(
+    # Version 5: the racers of each round of a room, and their (ordinary, stored) games.
+    "tp_racers",
+    metadata,
+    Column("race_id", String(64), primary_key=True),
+    Column("round", Integer, primary_key=True),
+    Column("player", String(64), primary_key=True),
+    Column("seat", Integer, nullable=False),
+    Column("game_id", String(64), nullable=False),
+    Column("joined", Double, nullable=False),
+    # When the racer's page was last connected (None: never, a JSON API client).
+    Column("seen", Double),
+    Index("tp_racers_game", "game_id", unique=True),
+)
+
+
 def _add_columns(table: Table, *names: str) -> Callable[[Connection], None]:
     """A step that adds nullable columns of ``table`` as defined above, typed in the
     database's own dialect (SQLite: ``REAL``, PostgreSQL: ``DOUBLE PRECISION``)."""
@@ -206,10 +240,17 @@ def _version_4(conn: Connection) -> None:
     daily.create(conn, checkfirst=True)
 
 
+def _version_5(conn: Connection) -> None:
+    """Step 5: race rooms and their racers (``tp_races``, ``tp_racers``), kept if there."""
+    races.create(conn, checkfirst=True)
+    racers.create(conn, checkfirst=True)
+
+
 MIGRATIONS: Final[dict[int, Callable[[Connection], None]]] = {
     2: _version_2,
     3: _version_3,
     4: _version_4,
+    5: _version_5,
 }
 """Step ``n`` takes a database from version ``n - 1`` to ``n``."""
 

@@ -47,6 +47,7 @@ from app.store.base import (
 )
 from app.store.postgres import PostgresDatabase, unavailable
 from app.store.queries import Db, run
+from app.store.race_sql import SqlRaces
 from app.store.schema import is_current, migrate
 from app.store.sqlite import BUSY_TIMEOUT_S, SYNCHRONOUS, SqliteDatabase, prepare
 
@@ -70,7 +71,7 @@ def database_url(url: str) -> URL:
     return parsed
 
 
-class SqlStore(GameStore):
+class SqlStore(SqlRaces, GameStore):
     """The store on SQLite or PostgreSQL. Thread-safe; several processes may share one database."""
 
     def __init__(

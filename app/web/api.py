@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, HTTPException
+from fastapi import APIRouter, Body, HTTPException, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -24,6 +24,7 @@ from app.i18n import current_locale
 from app.store import GameStore, StoredGame
 from app.web.clock import timed
 from app.web.deps import GameIdPath, StoreDep
+from app.web.races import check_move, moved
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -154,12 +155,13 @@ REFUSAL_RESPONSES: dict[int | str, dict[str, object]] = {
 
 
 async def apply(
-    store: GameStore, game_id: str, action: Callable[[Game], object]
+    request: Request, store: GameStore, game_id: str, action: Callable[[Game], object]
 ) -> GameState | JSONResponse:
     """Apply one action to the latest state of the game, as one locked step in the store.
 
     Two clients acting on one game at once are applied one after the other, never lost.
     """
+    race = await check_move(store, game_id)  # a racer's game: 409 unless the race runs
     try:
         updated = await store.aupdate(game_id, timed(action))
     except RefusedAction as refused:
@@ -169,6 +171,7 @@ async def apply(
         return JSONResponse(body.model_dump(), status_code=409)
     if updated is None:
         raise HTTPException(404, "No such game")
+    await moved(request, race)
     return game_state(updated[0])
 
 
@@ -199,18 +202,20 @@ async def get_game(game_id: GameIdPath, store: StoreDep) -> GameState:
 
 
 @router.post("/games/{game_id}/remove", response_model=GameState, responses=REFUSAL_RESPONSES)
-async def remove(game_id: GameIdPath, body: RemoveBody, store: StoreDep) -> GameState | JSONResponse:
+async def remove(
+    request: Request, game_id: GameIdPath, body: RemoveBody, store: StoreDep
+) -> GameState | JSONResponse:
     """Move the exposed card at ``position`` onto the waste."""
-    return await apply(store, game_id, lambda game: game.remove(body.position))
+    return await apply(request, store, game_id, lambda game: game.remove(body.position))
 
 
 @router.post("/games/{game_id}/draw", response_model=GameState, responses=REFUSAL_RESPONSES)
-async def draw(game_id: GameIdPath, store: StoreDep) -> GameState | JSONResponse:
+async def draw(request: Request, game_id: GameIdPath, store: StoreDep) -> GameState | JSONResponse:
     """Turn the top stock card onto the waste."""
-    return await apply(store, game_id, lambda game: game.draw())
+    return await apply(request, store, game_id, lambda game: game.draw())
 
 
 @router.post("/games/{game_id}/undo", response_model=GameState, responses=REFUSAL_RESPONSES)
-async def undo(game_id: GameIdPath, store: StoreDep) -> GameState | JSONResponse:
+async def undo(request: Request, game_id: GameIdPath, store: StoreDep) -> GameState | JSONResponse:
     """Take back the latest removal or draw."""
-    return await apply(store, game_id, lambda game: game.undo())
+    return await apply(request, store, game_id, lambda game: game.undo())

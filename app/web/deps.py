@@ -91,6 +91,11 @@ GAME_ID: Final = TOKEN
 GameIdPath = path_id("game_id", GAME_ID, "No such game")
 """A game id from the path: 404 "No such game" for one that cannot exist."""
 
+RACE_ID: Final = re.compile(r"[A-Za-z0-9_-]{12}")
+RaceIdPath = path_id("race_id", RACE_ID, "No such race")
+"""A race id from the path (``app.store.races.new_race_id``: 12 characters): 404 "No such
+race" for one that cannot exist."""
+
 
 @dataclass(frozen=True, slots=True)
 class PlayersMove:

@@ -29,6 +29,7 @@ from app.web import (
     metrics,
     moves,
     pages,
+    races,
     records,
     replay,
     solving,
@@ -36,6 +37,7 @@ from app.web import (
 from app.web.access import AccessMiddleware
 from app.web.limits import BodySizeLimitMiddleware
 from app.web.players import PlayerCookieMiddleware
+from app.web.race_signals import open_signals
 from app.web.ratelimit import RateLimitMiddleware
 from app.web.render import STATIC_DIR, Pages, make_environment
 from app.web.security import SecurityMiddleware
@@ -81,6 +83,8 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
         if settings.metrics_on:
             metrics.enable()
             metrics.count_games(app.state.store)
+        app.state.race_signals = open_signals(settings.database_url, settings.race_signals_url)
+        await app.state.race_signals.start()
         app.state.pages.load_all()
         settle_memory()
         try:
@@ -90,6 +94,7 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
                 cleanup.cancel()
                 with suppress(asyncio.CancelledError):
                     await cleanup
+            await app.state.race_signals.close()
             if store is None:
                 app.state.store.close()
             # The analyses' worker process stops with the app (what it has queued is dropped).
@@ -107,6 +112,7 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
     app.include_router(moves.router)  # first: the most frequent requests are matched soonest
     app.include_router(pages.router)
     app.include_router(api.router)
+    app.include_router(races.router)
     app.include_router(records.router)
     app.include_router(language.router)
     app.include_router(health.router)

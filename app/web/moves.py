@@ -31,6 +31,7 @@ from app.web.deps import (
     load_players_game,
 )
 from app.web.pages import ACTION_BLOCKS, GAME_PAGE, game_context, page_url
+from app.web.races import check_move, moved
 from app.web.render import Pages, is_htmx
 from app.web.views import Event, Happened, covered_by_undo, turned_by_removal
 
@@ -88,6 +89,7 @@ async def act(
     answered with its own result.
     """
     store, pages, player = move.store, move.pages, move.player
+    race = await check_move(store, move.game_id)  # a racer's game: 409 unless the race runs
     try:
         updated = await store.aupdate(move.game_id, timed(action), owned_by=player)
     except RefusedAction as refused:
@@ -106,6 +108,7 @@ async def act(
     if updated is None:
         raise GameNotFound()
     stored, (event, turned) = updated
+    await moved(request, race)
     if not is_htmx(request):
         return RedirectResponse(page_url(stored.game), status_code=303)
     # The deal's record changes only when a game ends.

@@ -48,8 +48,10 @@ log = logging.getLogger(__name__)
 
 OFF: Final = frozenset({"off", "none", "no", "false", "0", ""})
 SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
-NEW_GAME_PATH: Final = re.compile(r"/new|/api/games|/games/[^/]+/restart")
-PAGE_PATHS: Final = ("/g/", "/replay", "/api/replay/")
+NEW_GAME_PATH: Final = re.compile(
+    r"/new|/api/games|/games/[^/]+/restart|(/api)?/races(/[^/]+/(join|again))?"
+)
+PAGE_PATHS: Final = ("/g/", "/replay", "/api/replay/", "/race/")
 STORAGE_ERROR_LOG_EVERY_S: Final = 60.0
 
 STATUS_LINE: Final = (

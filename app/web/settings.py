@@ -84,6 +84,10 @@ class Settings(BaseSettings):
     """All actions from one client address, whatever cookies they carry (a ceiling against
     clients that make up fresh cookies; generous, for many players behind one NAT)."""
 
+    race_signals_url: str | None = None
+    """Where races' "this race changed" signals go between servers: ``redis://host:6379/0``.
+    Unset: PostgreSQL's LISTEN/NOTIFY when the games are kept in PostgreSQL; on SQLite, within
+    the one server."""
     rate_limit_storage: str = "memory://"
     """Where the counters live: ``memory://`` (per process: with N workers a client gets up to
     N times the limits) or ``redis://host:port`` (shared; needs the ``redis`` package)."""

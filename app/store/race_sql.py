@@ -1,0 +1,265 @@
+"""Races in the SQL store (SQLite and PostgreSQL): the statements and the jobs.
+
+Mixed into :class:`app.store.sql.SqlStore`. Every change locks the room's row first
+(``SELECT … FOR UPDATE``; on SQLite the write lock), then the player's row when a game is
+made (the store's order: room → player → game), so two racers joining the last seat, or a
+join and the start, take turns.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable
+from typing import Any, Final, TypeVar
+
+from sqlalchemy import bindparam, delete, func, insert, select, update
+
+from app.engine import Game, GameCode
+from app.store import queries as q
+from app.store.queries import Db, run
+from app.store.races import (
+    COUNTDOWN_S,
+    MAX_OPEN_ROOMS,
+    MAX_RACERS,
+    ROOM_IDLE_S,
+    NotNow,
+    NotTheMaker,
+    Race,
+    RaceFull,
+    Racer,
+    RaceRooms,
+    RaceStatus,
+    RaceUnderway,
+    TooManyRooms,
+    UnknownRace,
+    new_race_game_id,
+    new_race_id,
+)
+from app.store.schema import games, players, racers, races
+
+T = TypeVar("T")
+
+_ROOM_COLUMNS: Final = (
+    races.c.id, races.c.maker, races.c.code, races.c.round, races.c.created, races.c.starts,
+    races.c.ended, races.c.updated,
+)  # fmt: skip
+ROOM = select(*_ROOM_COLUMNS).where(races.c.id == bindparam("b_id"))
+ROOM_TO_CHANGE = ROOM.with_for_update()
+ROOM_OF_GAME = select(racers.c.race_id, racers.c.round).where(racers.c.game_id == bindparam("b_game"))
+OPEN_ROOMS = (
+    select(func.count())
+    .select_from(races)
+    .where(races.c.maker == bindparam("b_maker"), races.c.updated >= bindparam("b_since"))
+)
+NEW_ROOM = insert(races).values({c.name: bindparam("b_" + c.name) for c in _ROOM_COLUMNS})
+RACERS = (
+    select(
+        racers.c.player, players.c.display_name, racers.c.seat, racers.c.game_id, racers.c.joined,
+        racers.c.seen, games.c.state,
+    )
+    .join(games, games.c.id == racers.c.game_id)
+    .join(players, players.c.id == racers.c.player, isouter=True)
+    .where(racers.c.race_id == bindparam("b_id"), racers.c.round == bindparam("b_round"))
+    .order_by(racers.c.seat)
+)
+SEATS = select(racers.c.player, racers.c.game_id).where(
+    racers.c.race_id == bindparam("b_id"), racers.c.round == bindparam("b_round")
+).order_by(racers.c.seat)
+NEW_RACER = insert(racers).values(
+    {
+        name: bindparam("b_" + name)
+        for name in ("race_id", "round", "player", "seat", "game_id", "joined", "seen")
+    }
+)
+START = update(races).where(races.c.id == bindparam("b_id")).values(
+    starts=bindparam("b_starts"), updated=bindparam("b_updated")
+)
+AGAIN = update(races).where(races.c.id == bindparam("b_id")).values(
+    code=bindparam("b_code"), round=bindparam("b_round"), starts=None, ended=None,
+    updated=bindparam("b_updated"),
+)  # fmt: skip
+TOUCH_ROOM = update(races).where(races.c.id == bindparam("b_id")).values(updated=bindparam("b_updated"))
+SETTLE = update(races).where(races.c.id == bindparam("b_id"), races.c.ended.is_(None)).values(
+    ended=bindparam("b_ended"), updated=bindparam("b_updated")
+)
+SEE = update(racers).where(
+    racers.c.race_id == bindparam("b_id"),
+    racers.c.player == bindparam("b_player"),
+    racers.c.round == select(races.c.round).where(races.c.id == bindparam("b_id")).scalar_subquery(),
+).values(seen=bindparam("b_seen"))
+IDLE_ROOMS = select(races.c.id).where(races.c.updated < bindparam("b_cutoff")).limit(q.CLEANUP_BATCH)
+DELETE_ROOM = delete(races).where(races.c.id == bindparam("b_id"))
+DELETE_RACERS = delete(racers).where(racers.c.race_id == bindparam("b_id"))
+
+
+def _racer(row: Any) -> Racer:
+    player, name, seat, game_id, joined, seen, state = row
+    game = Game.from_dict(json.loads(state))
+    return Racer(
+        player=player, name=name, seat=seat, game_id=game_id, joined=joined, seen=seen,
+        game_status=game.status, score=game.score, cards_left=game.cards_left(),
+        stock_left=game.stock_count, started_at=game.started_at, ended_after=game.ended_after,
+    )  # fmt: skip
+
+
+class SqlRaces(RaceRooms):
+    """The race methods of the SQL store (see :class:`app.store.races.RaceRooms`)."""
+
+    _clock: Callable[[], float]
+
+    def _read(self, query: Callable[[Db], T]) -> T:
+        raise NotImplementedError
+
+    def _write(self, job: Callable[[Db], T]) -> T:
+        raise NotImplementedError
+
+    def _make_current(self, db: Db, owner: str, game_id: str, now: float) -> None:
+        raise NotImplementedError
+
+    def _bound(self, db: Db, owner: str, keep: str, now: float) -> None:
+        raise NotImplementedError
+
+    @staticmethod
+    def _load(db: Db, race_id: str, *, lock: bool = False) -> Race | None:
+        row = run(db, ROOM_TO_CHANGE if lock else ROOM, {"b_id": race_id}).fetchone()
+        if row is None:
+            return None
+        room_id, maker, code, round_, created, starts, ended, updated = row
+        found = run(db, RACERS, {"b_id": race_id, "b_round": round_}).fetchall()
+        return Race(
+            room_id, maker, code, round_, created, starts, ended, updated,
+            tuple(_racer(r) for r in found),
+        )  # fmt: skip
+
+    def _seat(self, db: Db, race: Race, player: str, now: float) -> str:
+        """Deal the room's current deal to ``player`` as the next seat (the room row locked)."""
+        game = Game(race.game_code)
+        game_id = new_race_game_id()
+        seat = len(run(db, SEATS, {"b_id": race.id, "b_round": race.round}).fetchall())
+        row: dict[str, Any] = {"b_id": game_id, "b_owner": player, "b_code": game.code_text()}
+        row.update(q.columns(game), b_version=1, b_created=now, b_updated=now)
+        run(db, q.NEW_GAME, row)
+        self._make_current(db, player, game_id, now)
+        self._bound(db, player, game_id, now)
+        run(db, NEW_RACER, {
+            "b_race_id": race.id, "b_round": race.round, "b_player": player, "b_seat": seat,
+            "b_game_id": game_id, "b_joined": now, "b_seen": None,
+        })  # fmt: skip
+        run(db, TOUCH_ROOM, {"b_id": race.id, "b_updated": now})
+        return game_id
+
+    def create_race(self, code: GameCode, maker: str) -> Race:
+        race_id = new_race_id()
+
+        def job(db: Db) -> Race:
+            now = self._clock()
+            (open_rooms,) = run(db, OPEN_ROOMS, {"b_maker": maker, "b_since": now - ROOM_IDLE_S}).fetchone()
+            if open_rooms >= MAX_OPEN_ROOMS:
+                raise TooManyRooms()
+            run(db, NEW_ROOM, {
+                "b_id": race_id, "b_maker": maker, "b_code": code.text(), "b_round": 1,
+                "b_created": now, "b_starts": None, "b_ended": None, "b_updated": now,
+            })  # fmt: skip
+            race = self._load(db, race_id, lock=True)
+            assert race is not None
+            self._seat(db, race, maker, now)
+            made = self._load(db, race_id)
+            assert made is not None
+            return made
+
+        return self._write(job)
+
+    def race(self, race_id: str) -> Race | None:
+        return self._read(lambda db: self._load(db, race_id))
+
+    def race_of_game(self, game_id: str) -> Race | None:
+        def query(db: Db) -> Race | None:
+            found = run(db, ROOM_OF_GAME, {"b_game": game_id}).fetchone()
+            if found is None:
+                return None
+            race = self._load(db, found[0])
+            return race if race is not None and race.round == found[1] else None
+
+        return self._read(query)
+
+    def join_race(self, race_id: str, player: str, now: float) -> str:
+        def job(db: Db) -> str:
+            race = self._load(db, race_id, lock=True)
+            if race is None:
+                raise UnknownRace()
+            mine = race.racer(player)
+            if mine is not None:
+                return mine.game_id
+            if race.status(now) is not RaceStatus.LOBBY:
+                raise RaceUnderway()
+            if len(race.racers) >= MAX_RACERS:
+                raise RaceFull()
+            return self._seat(db, race, player, self._clock())
+
+        return self._write(job)
+
+    def start_race(self, race_id: str, player: str, now: float) -> Race:
+        def job(db: Db) -> Race:
+            race = self._load(db, race_id, lock=True)
+            if race is None:
+                raise UnknownRace()
+            if race.maker != player:
+                raise NotTheMaker()
+            if race.starts is not None:
+                raise NotNow("This race has started already.")
+            run(db, START, {"b_id": race_id, "b_starts": now + COUNTDOWN_S, "b_updated": self._clock()})
+            started = self._load(db, race_id)
+            assert started is not None
+            return started
+
+        return self._write(job)
+
+    def race_again(self, race_id: str, player: str, code: GameCode, now: float) -> Race:
+        def job(db: Db) -> Race:
+            race = self._load(db, race_id, lock=True)
+            if race is None:
+                raise UnknownRace()
+            if race.maker != player:
+                raise NotTheMaker()
+            if race.status(now) is not RaceStatus.FINISHED:
+                raise NotNow("This race is not finished yet.")
+            stamp = self._clock()
+            again_round = {"b_code": code.text(), "b_round": race.round + 1, "b_updated": stamp}
+            run(db, AGAIN, {"b_id": race_id, **again_round})
+            again = self._load(db, race_id)
+            assert again is not None
+            for racer in race.racers:
+                self._seat(db, again, racer.player, stamp)
+            dealt = self._load(db, race_id)
+            assert dealt is not None
+            return dealt
+
+        return self._write(job)
+
+    def settle_race(self, race_id: str, ended: float) -> None:
+        self._write(
+            lambda db: run(db, SETTLE, {"b_id": race_id, "b_ended": ended, "b_updated": self._clock()})
+        )
+
+    def see_racer(self, race_id: str, player: str, now: float) -> None:
+        self._write(lambda db: run(db, SEE, {"b_id": race_id, "b_player": player, "b_seen": now}))
+
+    def cleanup_races(self, older_than: dt.timedelta) -> int:
+        cutoff = {"b_cutoff": self._clock() - older_than.total_seconds()}
+        removed = 0
+        while True:
+            ids = [row[0] for row in self._read(lambda db: run(db, IDLE_ROOMS, cutoff).fetchall())]
+
+            def remove(db: Db, ids: list[str] = ids) -> int:
+                count = 0
+                for race_id in ids:
+                    run(db, DELETE_RACERS, {"b_id": race_id})
+                    count += run(db, DELETE_ROOM, {"b_id": race_id}).rowcount
+                return count
+
+            if ids:
+                removed += self._write(remove)
+            if len(ids) < q.CLEANUP_BATCH:
+                return removed
+

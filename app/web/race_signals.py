@@ -1,0 +1,220 @@
+"""The race's fan-out: a small "this race changed" signal, from the server that saw a move to
+every server with a racer's stream open; each server then renders for its own streams.
+
+* SQLite or memory: one server, so the signal stays in this process (:class:`LocalSignals`).
+* PostgreSQL: ``NOTIFY tripeaks_races, '<server>:<race id>'``; every server ``LISTEN``s on one
+  connection of its own (:class:`PostgresSignals`, psycopg 3's async notifications).
+* Redis, where ``TRIPEAKS_RACE_SIGNALS_URL`` names one: ``PUBLISH`` on ``tripeaks:races``
+  (:class:`RedisSignals`, redis-py's async pub/sub).
+
+A signal carries only the race's id: nothing to render from, nothing secret. The local
+listeners are woken at once by the server that publishes; the others when the signal
+reaches them. When a listening connection is lost, every local listener is woken once it is
+back (a signal may have been missed meanwhile), and they render afresh.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import Callable
+from typing import Any, Final
+
+log = logging.getLogger("tripeaks.races")
+
+CHANNEL: Final = "tripeaks_races"
+REDIS_CHANNEL: Final = "tripeaks:races"
+RECONNECT_S: Final = (0.2, 0.5, 1.0, 2.0, 5.0)
+
+
+class Listener:
+    """One stream's subscription to one race: woken (``changed`` set) at every signal."""
+
+    __slots__ = ("changed", "race_id")
+
+    def __init__(self, race_id: str) -> None:
+        self.race_id = race_id
+        self.changed = asyncio.Event()
+
+
+class LocalSignals:
+    """Signals within this process (one server on SQLite or memory)."""
+
+    def __init__(self) -> None:
+        self._listeners: dict[str, set[Listener]] = {}
+        self.server = secrets.token_hex(6)
+        self.delivered = 0
+        """Listeners woken so far (for the bench's CPU per delivered update)."""
+
+    async def start(self) -> None:
+        """Connect to whatever carries the signals between servers (nothing here)."""
+
+    async def close(self) -> None:
+        """Let go of it."""
+
+    def listen(self, race_id: str) -> Listener:
+        listener = Listener(race_id)
+        self._listeners.setdefault(race_id, set()).add(listener)
+        return listener
+
+    def stop_listening(self, listener: Listener) -> None:
+        found = self._listeners.get(listener.race_id)
+        if found is not None:
+            found.discard(listener)
+            if not found:
+                del self._listeners[listener.race_id]
+
+    def listeners(self) -> int:
+        return sum(len(found) for found in self._listeners.values())
+
+    async def publish(self, race_id: str) -> None:
+        """The race changed: wake this server's listeners, and tell the other servers."""
+        self.wake(race_id)
+        await self._send(race_id)
+
+    async def _send(self, race_id: str) -> None:
+        """Tell the other servers (nothing to tell here)."""
+
+    def wake(self, race_id: str) -> None:
+        for listener in self._listeners.get(race_id, ()):
+            listener.changed.set()
+            self.delivered += 1
+
+    def wake_all(self) -> None:
+        for race_id in list(self._listeners):
+            self.wake(race_id)
+
+    def received(self, payload: str) -> None:
+        """A signal from the channel: ``<server>:<race id>``; our own were delivered already."""
+        server, _, race_id = payload.partition(":")
+        if server != self.server and race_id:
+            self.wake(race_id)
+
+
+class _RemoteSignals(LocalSignals):
+    """Signals through a server between the app's servers: a task listens, with reconnects."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._task: asyncio.Task[None] | None = None
+        self._connected = asyncio.Event()
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._listen_forever(), name="tripeaks-race-signals")
+        with contextlib.suppress(TimeoutError):  # not reachable now: the task keeps trying
+            await asyncio.wait_for(self._connected.wait(), 5)
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await self._close_sender()
+
+    async def _listen_forever(self) -> None:
+        failures = 0
+        while True:
+            try:
+                await self._listen(self._on_connected)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # the connection was lost: reconnect, then wake all
+                log.warning("race signals: listening stopped (%s); reconnecting", error)
+            self._connected.clear()
+            await asyncio.sleep(RECONNECT_S[min(failures, len(RECONNECT_S) - 1)])
+            failures += 1
+
+    def _on_connected(self) -> None:
+        if not self._connected.is_set():
+            self._connected.set()
+            self.wake_all()  # what was missed while not listening: render afresh
+
+    async def _listen(self, connected: Callable[[], None]) -> None:
+        raise NotImplementedError
+
+    async def _close_sender(self) -> None:
+        raise NotImplementedError
+
+
+class PostgresSignals(_RemoteSignals):
+    """``LISTEN``/``NOTIFY`` on the game's own PostgreSQL database."""
+
+    def __init__(self, conninfo: str) -> None:
+        super().__init__()
+        self._conninfo = conninfo
+        self._sender: Any = None
+        self._send_lock = asyncio.Lock()
+
+    async def _listen(self, connected: Callable[[], None]) -> None:
+        import psycopg
+
+        async with await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True) as conn:
+            await conn.execute(f"LISTEN {CHANNEL}")
+            connected()
+            async for notice in conn.notifies():
+                self.received(notice.payload)
+
+    async def _send(self, race_id: str) -> None:
+        import psycopg
+
+        async with self._send_lock:
+            for attempt in (1, 2):
+                try:
+                    if self._sender is None or self._sender.closed:
+                        self._sender = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
+                    payload = f"{self.server}:{race_id}"
+                    await self._sender.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+                    return
+                except psycopg.Error as error:
+                    self._sender = None
+                    if attempt == 2:
+                        log.warning("race signals: cannot notify (%s)", error)
+
+    async def _close_sender(self) -> None:
+        if self._sender is not None:
+            await self._sender.close()
+
+
+class RedisSignals(_RemoteSignals):
+    """Redis pub/sub (``TRIPEAKS_RACE_SIGNALS_URL=redis://host:6379/0``)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        import redis.asyncio as redis
+
+        self._redis = redis.from_url(url)
+
+    async def _listen(self, connected: Callable[[], None]) -> None:
+        pubsub = self._redis.pubsub()
+        try:
+            await pubsub.subscribe(REDIS_CHANNEL)
+            connected()
+            async for message in pubsub.listen():
+                if message.get("type") == "message":
+                    data = message["data"]
+                    self.received(data.decode() if isinstance(data, bytes) else str(data))
+        finally:
+            await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def _send(self, race_id: str) -> None:
+        try:
+            await self._redis.publish(REDIS_CHANNEL, f"{self.server}:{race_id}")
+        except Exception as error:  # the local listeners were woken; the others at reconnect
+            log.warning("race signals: cannot publish (%s)", error)
+
+    async def _close_sender(self) -> None:
+        await self._redis.aclose()
+
+
+def open_signals(database_url: str, signals_url: str | None) -> LocalSignals:
+    """Redis where configured, else PostgreSQL's own when the games live there, else local."""
+    if signals_url:
+        if not signals_url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("TRIPEAKS_RACE_SIGNALS_URL: a redis:// URL")
+        return RedisSignals(signals_url)
+    for prefix in ("postgresql+psycopg://", "postgresql://", "postgres://"):
+        if database_url.startswith(prefix):
+            return PostgresSignals("postgresql://" + database_url[len(prefix) :])
+    return LocalSignals()

@@ -1,0 +1,185 @@
+"""Races in the store (issue 24): every backend keeps rooms, racers and their games alike."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from app.engine import DRAW, Game, GameCode, Status
+from app.store.base import GameStore
+from app.store.races import (
+    COUNTDOWN_S,
+    MAX_OPEN_ROOMS,
+    MAX_RACERS,
+    TIME_LIMIT_S,
+    NotNow,
+    NotTheMaker,
+    RaceFull,
+    RacerStatus,
+    RaceStatus,
+    RaceUnderway,
+    TooManyRooms,
+    UnknownRace,
+    is_race_game_id,
+)
+from tests.store.conftest import BACKENDS, Clock, StoreFactory
+from tests.support import blocked_by_drawing, won_deal
+
+pytestmark = pytest.mark.parametrize("database_url", BACKENDS, indirect=True)
+
+MAKER = "maker-player-id-000000000001"
+RIVAL = "rival-player-id-000000000002"
+
+
+def play(store: GameStore, game_id: str, line: list[int] | tuple[int, ...], clock: Clock) -> Game:
+    for action in line:
+        clock.advance(1)
+
+        def change(game: Game, action: int = action) -> None:
+            game.replay([action])
+            game.note_time(clock())
+
+        done = store.update(game_id, change)
+        assert done is not None
+    stored = store.get(game_id)
+    assert stored is not None
+    return stored.game
+
+
+def test_a_room_from_lobby_to_finish(store: GameStore, clock: Clock) -> None:
+    code, line = won_deal()
+    race = store.create_race(code, MAKER)
+    assert race.status(clock()) is RaceStatus.LOBBY and race.code == code.text()
+    (first,) = race.racers
+    assert first.player == MAKER and first.seat == 0 and is_race_game_id(first.game_id)
+    maker_game = store.get(first.game_id)
+    assert maker_game is not None and maker_game.owner == MAKER and maker_game.game.code == code
+    assert store.current(MAKER) == maker_game
+
+    rival_game = store.join_race(race.id, RIVAL, clock())
+    assert store.join_race(race.id, RIVAL, clock()) == rival_game  # joining again: the same game
+    assert store.race_of_game(rival_game) is not None
+
+    with pytest.raises(NotTheMaker):
+        store.start_race(race.id, RIVAL, clock())
+    started = store.start_race(race.id, MAKER, clock())
+    assert started.status(clock()) is RaceStatus.COUNTDOWN
+    with pytest.raises(NotNow):
+        store.start_race(race.id, MAKER, clock())
+    with pytest.raises(RaceUnderway):
+        store.join_race(race.id, "late-player-id-0000000000003", clock())
+    clock.advance(COUNTDOWN_S)
+    assert store.race(race.id).status(clock()) is RaceStatus.RUNNING  # type: ignore[union-attr]
+
+    play(store, rival_game, line, clock)
+    running = store.race(race.id)
+    assert running is not None and running.status(clock()) is RaceStatus.RUNNING
+    rival = running.racer(RIVAL)
+    assert rival is not None and rival.game_status is Status.WON and rival.cards_left == 0
+    assert running.places(clock()) == {RIVAL: 1}
+    with pytest.raises(NotNow):
+        store.race_again(race.id, MAKER, code, clock())
+
+    drawn = play(store, first.game_id, [DRAW], clock)
+    maker = store.race(race.id).racer(MAKER)  # type: ignore[union-attr]
+    assert maker is not None and maker.stock_left == Game(code).stock_count - 1 == drawn.stock_count
+    assert maker.score == drawn.score
+    clock.advance(TIME_LIMIT_S)
+    finished = store.race(race.id)
+    assert finished is not None and finished.status(clock()) is RaceStatus.FINISHED
+    assert finished.places(clock()) == {RIVAL: 1, MAKER: 2}
+    assert finished.seconds_of(finished.racer(RIVAL)) == pytest.approx(len(line), abs=0.01)  # type: ignore[arg-type]
+    store.settle_race(race.id, finished.finish_at())  # type: ignore[arg-type]
+    store.settle_race(race.id, clock() + 99)  # once
+    assert store.race(race.id).ended == finished.finish_at()  # type: ignore[union-attr]
+
+    with pytest.raises(NotTheMaker):
+        store.race_again(race.id, RIVAL, code, clock())
+    other = GameCode.parse("TP1-E-AAAAAAC")
+    again = store.race_again(race.id, MAKER, other, clock())
+    assert again.round == 2 and again.code == other.text() and again.status(clock()) is RaceStatus.LOBBY
+    assert [r.player for r in again.racers] == [MAKER, RIVAL]
+    assert all(r.game_id not in (first.game_id, rival_game) for r in again.racers)
+    assert store.race_of_game(rival_game) is None  # an earlier round's game: an ordinary game now
+    assert store.get(rival_game) is not None
+
+
+def test_the_room_ends_when_everyone_has_won_or_is_blocked(store: GameStore, clock: Clock) -> None:
+    code = blocked_by_drawing()
+    race = store.create_race(code, MAKER)
+    rival = store.join_race(race.id, RIVAL, clock())
+    store.start_race(race.id, MAKER, clock())
+    clock.advance(COUNTDOWN_S)
+    play(store, race.racers[0].game_id, [DRAW] * Game(code).stock_count, clock)
+    assert store.race(race.id).status(clock()) is RaceStatus.RUNNING  # type: ignore[union-attr]
+    play(store, rival, [DRAW] * Game(code).stock_count, clock)
+    done = store.race(race.id)
+    assert done is not None and done.status(clock()) is RaceStatus.FINISHED
+    assert [r.player for r in done.in_order(clock())] == [MAKER, RIVAL]  # equal: who ended first
+    assert {r.status(clock()) for r in done.racers} == {RacerStatus.BLOCKED}
+
+
+def test_a_full_room_unknown_rooms_and_rooms_per_player(store: GameStore, clock: Clock) -> None:
+    race = store.create_race(GameCode.parse("TP1-C-AAAAAAB"), MAKER)
+    for n in range(1, MAX_RACERS):
+        store.join_race(race.id, f"racer-{n:022d}", clock())
+    with pytest.raises(RaceFull):
+        store.join_race(race.id, RIVAL, clock())
+    assert [r.seat for r in store.race(race.id).racers] == list(range(MAX_RACERS))  # type: ignore[union-attr]
+    with pytest.raises(UnknownRace):
+        store.join_race("nosuchrace00", RIVAL, clock())
+    with pytest.raises(UnknownRace):
+        store.start_race("nosuchrace00", MAKER, clock())
+    assert store.race("nosuchrace00") is None
+    for _ in range(MAX_OPEN_ROOMS - 1):
+        store.create_race(GameCode.parse("TP1-E-AAAAAAB"), MAKER)
+    with pytest.raises(TooManyRooms):
+        store.create_race(GameCode.parse("TP1-E-AAAAAAB"), MAKER)
+    store.create_race(GameCode.parse("TP1-E-AAAAAAB"), RIVAL)  # another player's bound
+
+
+def test_presence_and_idle_rooms(make_store: StoreFactory, clock: Clock) -> None:
+    store = make_store(clock=clock)
+    race = store.create_race(GameCode.parse("TP1-E-AAAAAAB"), MAKER)
+    store.join_race(race.id, RIVAL, clock())
+    store.see_racer(race.id, RIVAL, clock())
+    seen = store.race(race.id)
+    assert seen is not None
+    assert seen.racer(MAKER).status(clock()) is RacerStatus.PLAYING  # type: ignore[union-attr]  # never connected
+    assert seen.racer(RIVAL).status(clock() + 60) is RacerStatus.GONE  # type: ignore[union-attr]
+    clock.advance(3600)
+    kept = store.create_race(GameCode.parse("TP1-E-AAAAAAB"), RIVAL)
+    assert store.cleanup_races(dt.timedelta(minutes=30)) == 1
+    assert store.race(race.id) is None and store.race(kept.id) is not None
+    assert store.get(seen.racers[0].game_id) is not None  # the games stay
+    if hasattr(store, "url"):  # another store on the same database sees it
+        assert make_store(clock=clock).race(kept.id) is not None
+
+
+def test_a_version_4_database_gains_the_race_tables(database_url: str) -> None:
+    if database_url.startswith("memory:"):
+        pytest.skip("a schema is SQL's")
+    from sqlalchemy import inspect, text
+
+    from app.store.schema import SCHEMA_VERSION
+    from app.store.sql import SqlStore
+
+    store = SqlStore(database_url)
+    stored = store.create(Game(GameCode.parse("TP1-E-AAAAAAB")), MAKER)
+    with store._engine.begin() as conn:  # back to schema 4: as the release before left it
+        conn.execute(text("DROP TABLE tp_racers"))
+        conn.execute(text("DROP TABLE tp_races"))
+        conn.execute(text("UPDATE tp_schema SET version = 4"))
+    store.close()
+    store = SqlStore(database_url)
+    try:
+        assert store.get(stored.id) == stored
+        with store._engine.connect() as conn:
+            assert conn.execute(text("SELECT version FROM tp_schema")).scalar_one() == SCHEMA_VERSION >= 5
+            assert inspect(conn).get_pk_constraint("tp_racers")["constrained_columns"] == ["race_id", "round", "player"]
+            indexes = {i["name"]: i for i in inspect(conn).get_indexes("tp_racers")}
+            assert indexes["tp_racers_game"]["unique"]
+        assert store.race(store.create_race(GameCode.parse("TP1-E-AAAAAAB"), MAKER).id) is not None
+    finally:
+        store.close()

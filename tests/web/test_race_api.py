@@ -1,0 +1,109 @@
+"""The race's JSON API (issue 24), named exactly as the issue names it, and its refusals."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.engine import Game, GameCode
+from app.store import MemoryStore
+from app.store.races import MAX_RACERS
+from tests.support import won_deal
+
+
+@pytest.fixture(autouse=True)
+def quick_countdown(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("app.store.race_memory.COUNTDOWN_S", 0.3)
+
+
+@pytest.fixture
+def rival(client: TestClient) -> Iterator[TestClient]:
+    with TestClient(client.app) as second:
+        yield second
+
+
+def make(client: TestClient, code: str | None = "TP1-E-AAAAAAB") -> dict[str, object]:
+    answer = client.post("/api/races", json={"code": code} if code else None)
+    assert answer.status_code == 201, answer.text
+    made: dict[str, object] = answer.json()
+    return made
+
+
+def test_a_race_through_the_api(client: TestClient, rival: TestClient, store: MemoryStore) -> None:
+    code, line = won_deal()
+    made = make(client, code.text())
+    assert set(made) == {"id", "code", "url", "status"}
+    assert made["code"] == code.text() and made["status"] == "lobby" and made["url"] == f"/race/{made['id']}"
+    race_id = made["id"]
+    joined = rival.post(f"/api/races/{race_id}/join")
+    assert joined.status_code == 200 and set(joined.json()) == {"game_id"}
+    game_id = joined.json()["game_id"]
+    assert rival.post(f"/api/races/{race_id}/join").json() == {"game_id": game_id}
+    mine = client.post(f"/api/races/{race_id}/join").json()["game_id"]
+    assert mine != game_id
+
+    # Before the race runs, a move is refused (the API and the page's routes alike), nothing changes.
+    for url in (f"/api/games/{game_id}/draw", f"/games/{game_id}/draw"):
+        refused = rival.post(url)
+        assert refused.status_code == 409 and "not started" in refused.text, url
+    assert client.get(f"/api/games/{game_id}").json()["moves"] == 0
+
+    assert rival.post(f"/api/races/{race_id}/start").status_code == 403
+    started = client.post(f"/api/races/{race_id}/start")
+    assert started.status_code == 200 and started.json()["status"] == "countdown"
+    late = TestClient(client.app).post(f"/api/races/{race_id}/join")
+    assert late.status_code == 409 and "started" in late.json()["detail"]
+    assert client.post(f"/api/races/{race_id}/start").status_code == 409
+    time.sleep(0.35)  # the (shortened) countdown
+
+    for position in line:
+        path = "draw" if position < 0 else "remove"
+        body = None if position < 0 else {"position": position}
+        assert rival.post(f"/api/games/{game_id}/{path}", json=body).status_code == 200
+    client.post(f"/api/games/{mine}/draw")
+    state = client.get(f"/api/races/{race_id}").json()
+    assert set(state) == {"id", "code", "status", "racers"} and state["status"] == "running"
+    first, second = state["racers"]
+    assert set(first) == {"name", "cards_left", "score", "stock_left", "status", "place"}
+    assert first == {
+        "name": "Player 2", "cards_left": 0, "score": first["score"], "stock_left": first["stock_left"],
+        "status": "won", "place": 1,
+    }  # fmt: skip
+    expected = Game(code)
+    expected.draw()
+    assert second == {
+        "name": "Player 1", "cards_left": 28, "score": expected.score, "stock_left": expected.stock_count,
+        "status": "playing", "place": None,
+    }  # fmt: skip
+
+
+def test_refusals_say_why(client: TestClient, store: MemoryStore) -> None:
+    race_id = make(client)["id"]
+    for _ in range(MAX_RACERS - 1):
+        assert TestClient(client.app).post(f"/api/races/{race_id}/join").status_code == 200
+    full = TestClient(client.app).post(f"/api/races/{race_id}/join")
+    assert full.status_code == 409 and "full" in full.json()["detail"]
+    assert len(client.get(f"/api/races/{race_id}").json()["racers"]) == MAX_RACERS
+
+    for bad in ("nosuchrace00", "short", "x" * 4000, "bad%00race000", "%E2%80%AEabcdefghijk", "..%2F..%2Fetc"):
+        for method, path in (("post", "join"), ("post", "start"), ("get", "")):
+            answer = getattr(client, method)(f"/api/races/{bad}/{path}".rstrip("/"))
+            assert answer.status_code == 404, (bad, path, answer.status_code)
+            assert answer.json()["detail"] in ("No such race", "Not Found")
+    assert client.post("/api/races", json={"code": "TP9-nonsense"}).status_code == 422
+    assert client.post("/api/races", json={"code": "TP1-E-AAAAAAB", "extra": 1}).status_code == 422
+    assert client.post("/api/races", content=b"\x00\xff", headers={"content-type": "application/json"}).status_code == 422
+    hebrew = client.post(f"/api/races/{race_id}/join", headers={"Accept-Language": "he"})
+    assert hebrew.status_code == 200  # the maker is seated already: their own game
+
+
+def test_a_random_winnable_deal_and_rooms_per_player(client: TestClient) -> None:
+    made = make(client, None)
+    GameCode.parse(str(made["code"]))
+    for _ in range(4):
+        make(client)
+    too_many = client.post("/api/races", json={"code": "TP1-E-AAAAAAB"})
+    assert too_many.status_code == 429 and "open races" in too_many.json()["detail"]
