@@ -1,0 +1,538 @@
+"""The chaos soak: one driver for ``tests/chaos`` and ``bench/chaos.py``.
+
+Players play through the JSON API and through the htmx page routes, each in a thread of its
+own, and log every action a server acknowledged (200, or the 303 of a plain form post). Meanwhile
+the controller (the test, or the bench script) brings faults: a server SIGKILLed and restarted,
+the data directory's disk filled and freed, the database server stopped and started. Each fault
+opens an *outage* (which server, from when until ``/readyz`` is 200 again); a monitor polls
+``/healthz`` and ``/readyz`` of every server all along.
+
+An action whose answer never came (the server died under it) or was a 5xx is *pending*: once a
+server answers again, the player reads its game and finds the action either stored or not (the
+state is the one before or the one after it; anything else is a lost or doubled action). At the
+end :meth:`Soak.verify` reads every game the players touched and compares it with a fresh
+``Game`` that replayed the log (``mismatches`` of ``tests/store/test_servers.py``: every field
+worked out as a client would, never by the server's serializer), and classifies every answer:
+
+* no 5xx and no dropped connection outside the outages of that server;
+* inside an outage of the store (disk, database): 5xx only as 503 with ``Retry-After``;
+* ``/healthz`` 200 throughout, except while that server was dead;
+* ``/readyz`` 503 in each outage of the store, 200 again within seconds of its end, and 503
+  nowhere else.
+
+Servers are ``tests/servers.py``'s; the disk and the private PostgreSQL cluster are the fault
+tests' (``tests/security/test_faults.py``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import httpx
+
+from app.engine import DRAW, Game, GameCode, Rules
+from tests import servers
+from tests.security.test_faults import PrivatePostgres, fill
+from tests.store.test_servers import apply, choose, mismatches
+
+HX: Final = {"HX-Request": "true"}
+PAUSE: Final = 0.2
+"""How long a player waits after a failed request before it tries again (the server is down)."""
+READY_WITHIN: Final = 60.0
+"""The longest wait for a server to say it is ready again (a loaded machine; measured, and
+reported, it takes a second or two)."""
+NOTHING: Final = object()
+"""No action pending."""
+
+Action = int | None
+"""A tableau position, ``DRAW``, or ``None`` for an undo (as ``choose`` gives them)."""
+
+
+@dataclass
+class Outage:
+    kind: str
+    """``kill``, ``disk`` or ``database``."""
+    server: str | None
+    """The server it hits (its URL), or ``None``: every server."""
+    start: float
+    end: float = math.inf
+    """When ``/readyz`` said 200 again on the servers it hit."""
+    fault_over: float = math.inf
+    """When the fault itself ended (the server restarted, the disk freed, the database up)."""
+    not_ready_seen: bool = False
+
+    def covers(self, server: str, start: float, end: float) -> bool:
+        return (self.server is None or self.server == server) and start <= self.end and end >= self.start
+
+    @property
+    def ready_after(self) -> float:
+        """Seconds from the end of the fault to ``/readyz`` 200."""
+        return self.end - self.fault_over
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An answer worth classifying: a 5xx, a dropped connection, a probe."""
+
+    what: str
+    server: str
+    start: float
+    end: float
+    status: int | None
+    """``None``: no answer (the connection failed)."""
+    retry_after: bool = False
+
+
+@dataclass
+class Logged:
+    code: str
+    actions: list[Action] = field(default_factory=list)
+
+
+@dataclass
+class Figures:
+    seconds: float = 0.0
+    kills: int = 0
+    disk_fulls: int = 0
+    database_outages: int = 0
+    acknowledged: int = 0
+    stored_unanswered: int = 0
+    """Actions whose answer never came (a kill) that the store had made durable."""
+    not_stored_unanswered: int = 0
+    """Actions answered 503, or whose answer never came, that the store did not keep."""
+    games: int = 0
+    lost: int = 0
+    answers: Counter[str] = field(default_factory=Counter)
+    five_xx_inside: int = 0
+    five_xx_outside: int = 0
+    ready_after: list[float] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        slowest = max(self.ready_after, default=0.0)
+        return [
+            f"ran {self.seconds:.0f} s: {self.kills} SIGKILLs, {self.disk_fulls} full disks, "
+            f"{self.database_outages} database outages",
+            f"{self.acknowledged} acknowledged actions in {self.games} games; "
+            f"{self.stored_unanswered} more stored whose answer a kill cut off, "
+            f"{self.not_stored_unanswered} refused (503) or cut off and not stored; lost: {self.lost}",
+            f"5xx: {self.five_xx_inside} inside outages (all 503 with Retry-After), "
+            f"{self.five_xx_outside} outside",
+            f"/readyz 200 again at most {slowest:.1f} s after a fault ended",
+            "answers: " + ", ".join(f"{k} {v}" for k, v in sorted(self.answers.items())),
+        ]
+
+
+class Soak:
+    """Servers on one store, players, a monitor, and the faults."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        env: Mapping[str, str],
+        *,
+        server_count: int = 1,
+        api_players: int = 3,
+        page_players: int = 3,
+        seed: int = 0,
+        say: Callable[[str], None] = lambda line: None,
+    ) -> None:
+        self.data_dir = data_dir
+        self.env = {"TRIPEAKS_RATE_LIMITS": "false", "TRIPEAKS_IDLE_DAYS": "0", **env}
+        self.say = say
+        self.servers = [servers.start_server(data_dir, self.env) for _ in range(server_count)]
+        self.urls = [s.url for s in self.servers]
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.outages: list[Outage] = []
+        self.answers: list[Answer] = []
+        self.problems: list[str] = []
+        self.log: dict[str, Logged] = {}
+        self.figures = Figures()
+        self.started = time.monotonic()
+        self.players: list[Player] = [ApiPlayer(self, i, seed) for i in range(api_players)]
+        self.players += [PagePlayer(self, api_players + i, seed) for i in range(page_players)]
+        self.threads = [threading.Thread(target=p.run, daemon=True) for p in self.players]
+        self.threads.append(threading.Thread(target=self.monitor, daemon=True))
+        for thread in self.threads:
+            thread.start()
+
+    # -- bookkeeping (any thread) ---------------------------------------------------------------
+
+    def problem(self, text: str) -> None:
+        with self.lock:
+            self.problems.append(text)
+
+    def request(self, client: httpx.Client, server: str, method: str, path: str, what: str,
+                **options: Any) -> httpx.Response | None:
+        """Send one request; remember a 5xx or a dropped connection, to be classified."""
+        start = time.monotonic()
+        try:
+            response = client.request(method, server + path, **options)
+        except httpx.TransportError:
+            with self.lock:
+                self.figures.answers["no answer"] += 1
+                self.answers.append(Answer(what, server, start, time.monotonic(), None))
+            return None
+        end = time.monotonic()
+        with self.lock:
+            self.figures.answers[str(response.status_code)] += 1
+            if response.status_code >= 500:
+                retry = int(response.headers.get("retry-after", "0") or 0) > 0
+                self.answers.append(Answer(what, server, start, end, response.status_code, retry))
+        return response
+
+    def acknowledged(self, game_id: str, action: Action, *, answered: bool = True) -> None:
+        with self.lock:
+            self.log[game_id].actions.append(action)
+            if answered:
+                self.figures.acknowledged += 1
+            else:
+                self.figures.stored_unanswered += 1
+
+    def new_game(self, game_id: str, code: str) -> None:
+        with self.lock:
+            self.log[game_id] = Logged(code)
+
+    def outage_of(self, server: str, start: float, end: float) -> Outage | None:
+        with self.lock:
+            return next((o for o in self.outages if o.covers(server, start, end)), None)
+
+    # -- the monitor ------------------------------------------------------------------------------
+
+    def monitor(self) -> None:
+        """``/healthz`` and ``/readyz`` of every server, all along."""
+        with httpx.Client(timeout=10) as client:
+            while not self.stopping.is_set():
+                for server in list(self.urls):
+                    for path in ("/healthz", "/readyz"):
+                        start = time.monotonic()
+                        try:
+                            status: int | None = client.get(server + path).status_code
+                        except httpx.TransportError:
+                            status = None
+                        answer = Answer(path, server, start, time.monotonic(), status)
+                        with self.lock:
+                            self.answers.append(answer)
+                            if path == "/readyz" and status == 503:
+                                for outage in self.outages:
+                                    if outage.covers(server, start, answer.end) and outage.kind != "kill":
+                                        outage.not_ready_seen = True
+                self.stopping.wait(0.25)  # a monitor's polling interval
+
+    # -- faults (the controller's thread) ---------------------------------------------------------
+
+    def play(self, seconds: float) -> None:
+        """Let the players play (the controller waits)."""
+        self.stopping.wait(seconds)
+
+    def open(self, kind: str, server: str | None = None) -> Outage:
+        outage = Outage(kind, server, time.monotonic())
+        with self.lock:
+            self.outages.append(outage)
+        return outage
+
+    def close(self, outage: Outage) -> None:
+        """The fault is over: wait for ``/readyz`` 200 on the servers it hit, then end the outage."""
+        outage.fault_over = time.monotonic()
+        hit = [outage.server] if outage.server else list(self.urls)
+        with httpx.Client(timeout=10) as client:
+            for server in hit:
+                deadline = time.monotonic() + READY_WITHIN
+                while not ready(client, server):
+                    if time.monotonic() > deadline:
+                        self.problem(f"{server}: /readyz not 200 within {READY_WITHIN:.0f} s of a {outage.kind}")
+                        break
+                    time.sleep(0.1)  # the readiness probe's answer is kept a second
+        outage.end = time.monotonic()
+        with self.lock:
+            self.figures.ready_after.append(outage.ready_after)
+        self.say(f"{outage.kind}: ready again {outage.ready_after:.1f} s after the fault ended")
+
+    def wait_not_ready(self, outage: Outage) -> None:
+        """Hold the fault until every server's ``/readyz`` has said 503 (as the monitor saw it)."""
+        deadline = time.monotonic() + READY_WITHIN
+        with httpx.Client(timeout=10) as client:
+            for server in [outage.server] if outage.server else list(self.urls):
+                while (answer := status_of(client, server + "/readyz")) != 503:
+                    if time.monotonic() > deadline:
+                        self.problem(f"{server}: /readyz never said 503 in a {outage.kind} ({answer})")
+                        return
+                    time.sleep(0.1)  # the last probe's answer is kept a second
+
+    def kill(self, index: int = 0) -> None:
+        """SIGKILL server ``index`` while the players play, and start it again on its port."""
+        server = self.servers[index]
+        outage = self.open("kill", server.url)
+        server.kill()
+        port = int(server.url.rsplit(":", 1)[1])
+        self.servers[index] = servers.start_server(self.data_dir, self.env, port=port)
+        with self.lock:
+            self.figures.kills += 1
+        self.close(outage)
+
+    def fill_disk(self, disk: Path, hold: float = 1.0) -> None:
+        """Fill the data directory's disk to the last byte; free it once the servers said so."""
+        outage = self.open("disk")
+        filler = fill(disk)
+        try:
+            self.wait_not_ready(outage)
+            self.play(hold)
+        finally:
+            filler.unlink()
+        with self.lock:
+            self.figures.disk_fulls += 1
+        self.close(outage)
+
+    def stop_database(self, database: PrivatePostgres, hold: float = 1.0) -> None:
+        """Stop the database server; start it again once the servers said so."""
+        outage = self.open("database")
+        database.stop()
+        try:
+            self.wait_not_ready(outage)
+            self.play(hold)
+        finally:
+            database.start()
+        with self.lock:
+            self.figures.database_outages += 1
+        self.close(outage)
+
+    # -- the end ------------------------------------------------------------------------------------
+
+    def finish(self) -> Figures:
+        """Stop the players (each settles what it has pending) and the monitor."""
+        for player in self.players:
+            player.finishing.set()
+        for thread in self.threads[:-1]:
+            thread.join(timeout=READY_WITHIN)
+            if thread.is_alive():
+                self.problem("a player did not settle its last action")
+        self.stopping.set()
+        self.threads[-1].join(timeout=READY_WITHIN)
+        self.figures.seconds = time.monotonic() - self.started
+        return self.figures
+
+    def verify(self) -> list[str]:
+        """Every game as its log says, every answer where it may be; what is wrong, if anything."""
+        problems = list(self.problems)
+        with httpx.Client(timeout=30) as client:
+            for game_id, logged in sorted(self.log.items()):
+                replayed = Game(GameCode.parse(logged.code))
+                for action in logged.actions:
+                    apply(replayed, action)
+                response = client.get(f"{self.urls[0]}/api/games/{game_id}")
+                wrong = mismatches(response.json(), game_id, replayed) if response.status_code == 200 \
+                    else [f"{response.status_code}"]
+                if wrong:
+                    self.figures.lost += 1
+                    problems.append(f"game {game_id} ({logged.code}) is not its log replayed: {wrong[:3]}")
+        self.figures.games = len(self.log)
+        problems += self.classify()
+        for outage in self.outages:
+            if outage.kind != "kill" and not outage.not_ready_seen:
+                problems.append(f"/readyz never said 503 during a {outage.kind} outage")
+        return problems
+
+    def classify(self) -> list[str]:
+        problems = []
+        for answer in self.answers:
+            outage = self.outage_of(answer.server, answer.start, answer.end)
+            where = f"{answer.what} on {answer.server} at {answer.start - self.started:.1f} s"
+            if answer.what == "/healthz":
+                if answer.status != 200 and (outage is None or outage.kind != "kill"):
+                    problems.append(f"{where}: /healthz {answer.status}")
+            elif answer.what == "/readyz":
+                if answer.status != 200 and outage is None:
+                    problems.append(f"{where}: /readyz {answer.status} outside an outage")
+            elif outage is None:
+                self.figures.five_xx_outside += answer.status is not None
+                problems.append(f"{where}: {answer.status or 'no answer'} outside an outage")
+            elif answer.status is not None:
+                self.figures.five_xx_inside += 1
+                if outage.kind != "kill" and not (answer.status == 503 and answer.retry_after):
+                    problems.append(f"{where}: {answer.status} in a {outage.kind} outage (503 with Retry-After wanted)")
+        return problems
+
+    def close_servers(self) -> None:
+        for server in self.servers:
+            server.stop()
+
+
+def status_of(client: httpx.Client, url: str) -> int | None:
+    try:
+        return client.get(url).status_code
+    except httpx.TransportError:
+        return None
+
+
+def ready(client: httpx.Client, server: str) -> bool:
+    return status_of(client, server + "/readyz") == 200
+
+
+# -- players ----------------------------------------------------------------------------------------
+
+
+class Player:
+    """One player in a thread: a game at a time, every acknowledged action logged."""
+
+    def __init__(self, soak: Soak, index: int, seed: int) -> None:
+        self.soak = soak
+        self.rng = random.Random(seed * 1000 + index)
+        self.client = httpx.Client(timeout=30)  # one cookie jar: the servers share 127.0.0.1
+        self.game: Game | None = None
+        self.game_id = ""
+        self.pending: object = NOTHING
+        self.patience = self.rng.randrange(40, 120)
+        """Moves after which the player deals a new game (undos make games long)."""
+        self.finishing = threading.Event()
+        """Set at the end: settle what is pending, then stop."""
+
+    def server(self) -> str:
+        return self.rng.choice(self.soak.urls)
+
+    def run(self) -> None:
+        try:
+            while not (self.finishing.is_set() and self.pending is NOTHING):
+                if self.pending is not NOTHING:
+                    self.settle()
+                elif self.game is None or self.game.is_over or self.game.moves >= self.patience:
+                    self.deal()
+                else:
+                    self.act()
+        except Exception as error:  # a bug of the soak or an answer it cannot read: said
+            self.soak.problem(f"{type(self).__name__} {self.game_id}: {type(error).__name__}: {error}")
+        finally:
+            self.client.close()
+
+    def act(self) -> None:
+        assert self.game is not None
+        action = choose(self.game, self.rng)
+        response = self.send(action)
+        if response is None or response.status_code >= 500:
+            self.pending = action  # stored or not: read back once a server answers
+            self.soak.stopping.wait(PAUSE)
+            return
+        if not self.acknowledged(response):
+            self.soak.problem(f"{self.game_id}: {response.status_code} for {action}: {response.text[:200]}")
+            self.game = None  # this game's replica cannot be trusted: a new one
+            return
+        apply(self.game, action)
+        self.soak.acknowledged(self.game_id, action)
+        self.check(response)
+
+    def settle(self) -> None:
+        """The pending action: stored or not? (The state read back is one or the other.)"""
+        assert self.game is not None
+        response = self.soak.request(self.client, self.server(), "GET", f"/api/games/{self.game_id}", "read back")
+        if response is None or response.status_code >= 500:
+            self.soak.stopping.wait(PAUSE)
+            return
+        action = self.pending
+        after = self.game.copy()
+        apply(after, action)  # type: ignore[arg-type]
+        shown = response.json()
+        if not mismatches(shown, self.game_id, self.game):
+            with self.soak.lock:
+                self.soak.figures.not_stored_unanswered += 1
+        elif not mismatches(shown, self.game_id, after):
+            self.game = after
+            self.soak.acknowledged(self.game_id, action, answered=False)  # type: ignore[arg-type]
+        else:
+            self.soak.problem(f"{self.game_id}: after {action!r} unanswered, the game is neither before nor after it: "
+                              f"{mismatches(shown, self.game_id, after)[:3]}")
+            self.game = None
+        self.pending = NOTHING
+
+    def send(self, action: Action) -> httpx.Response | None:
+        raise NotImplementedError
+
+    def acknowledged(self, response: httpx.Response) -> bool:
+        raise NotImplementedError
+
+    def check(self, response: httpx.Response) -> None:
+        """The answer shows the game as the replica has it."""
+
+    def deal(self) -> None:
+        raise NotImplementedError
+
+    def random_code(self) -> str:
+        return GameCode.random(self.rng.choice([Rules.EASY, Rules.CLASSIC])).text()
+
+
+class ApiPlayer(Player):
+    def deal(self) -> None:
+        code = self.random_code()
+        response = self.soak.request(self.client, self.server(), "POST", "/api/games", "deal", json={"code": code})
+        if response is None or response.status_code != 201:
+            self.soak.stopping.wait(PAUSE)  # a game dealt but never answered is nobody's: no action in it
+            return
+        self.game_id, self.game = response.json()["id"], Game(GameCode.parse(code))
+        self.soak.new_game(self.game_id, code)
+
+    def send(self, action: Action) -> httpx.Response | None:
+        path = f"/api/games/{self.game_id}/"
+        if action is None:
+            return self.soak.request(self.client, self.server(), "POST", path + "undo", "undo")
+        if action == DRAW:
+            return self.soak.request(self.client, self.server(), "POST", path + "draw", "draw")
+        return self.soak.request(self.client, self.server(), "POST", path + "remove", "remove",
+                                 json={"position": action})
+
+    def acknowledged(self, response: httpx.Response) -> bool:
+        return response.status_code == 200
+
+    def check(self, response: httpx.Response) -> None:
+        assert self.game is not None
+        wrong = mismatches(response.json(), self.game_id, self.game)
+        if wrong:
+            self.soak.problem(f"{self.game_id}: the answer is not the replica: {wrong[:3]}")
+
+
+class PagePlayer(Player):
+    """Plays on the game page: htmx posts mostly, a plain form post (303) now and then."""
+
+    htmx = True
+
+    def deal(self) -> None:
+        code = self.random_code()
+        response = self.soak.request(self.client, self.server(), "POST", "/new", "deal", data={"code": code},
+                                     headers=HX)
+        if response is None or response.status_code != 200:
+            self.soak.stopping.wait(PAUSE)
+            return
+        found = re.search(r'data-game-id="([^"]+)"', response.text)
+        if found is None:
+            self.soak.problem(f"POST /new answered without a game: {response.text[:200]}")
+            return
+        self.game_id, self.game = found.group(1), Game(GameCode.parse(code))
+        self.soak.new_game(self.game_id, code)
+
+    def send(self, action: Action) -> httpx.Response | None:
+        self.htmx = self.rng.random() < 0.8
+        headers = HX if self.htmx else {}
+        path = f"/games/{self.game_id}/"
+        if action is None:
+            return self.soak.request(self.client, self.server(), "POST", path + "undo", "undo", headers=headers)
+        if action == DRAW:
+            return self.soak.request(self.client, self.server(), "POST", path + "draw", "draw", headers=headers)
+        return self.soak.request(self.client, self.server(), "POST", path + "remove", "remove",
+                                 data={"position": action}, headers=headers)
+
+    def acknowledged(self, response: httpx.Response) -> bool:
+        return response.status_code == (200 if self.htmx else 303)
+
+    def check(self, response: httpx.Response) -> None:
+        assert self.game is not None
+        if self.htmx:
+            moves = re.search(r'id="moves"[^>]*>(\d+)<', response.text)
+            if moves is None or int(moves.group(1)) != self.game.moves:
+                self.soak.problem(f"{self.game_id}: the page says {moves and moves.group(1)} moves, "
+                                  f"the replica {self.game.moves}")

@@ -1,0 +1,85 @@
+"""Chaos as a test: players play while servers are killed, the disk fills and the database stops.
+
+The driver is :mod:`tests.chaos.soak` (``bench/chaos.py`` runs it for as long as asked). Each
+test checks, at its end, that every action a server acknowledged is in its stored game and
+that replaying the log gives the store's games; no 5xx outside the outages, 503 with
+``Retry-After`` inside them; ``/healthz`` 200 throughout (but while its server was dead);
+``/readyz`` 503 during an outage of the store and 200 again within seconds, with no restart.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.chaos.soak import Soak
+from tests.security.test_faults import PrivatePostgres, private_postgres, tiny_disk  # noqa: F401 (a fixture)
+
+pytestmark = pytest.mark.slow
+
+
+def assert_soak_held(soak: Soak, *, at_least: int = 100) -> None:
+    figures = soak.finish()
+    problems = soak.verify()
+    summary = "\n".join(figures.lines())
+    print(summary)  # shown with -s, and in the report of a failure
+    assert not problems, "\n".join([*problems[:20], summary])
+    assert figures.lost == 0
+    assert figures.acknowledged >= at_least, summary  # the players did play through it all
+    assert max(figures.ready_after, default=0) < 30, summary  # "within seconds", on a loaded machine
+
+
+def test_sigkills_lose_no_acknowledged_action(tmp_path: Path) -> None:
+    """SQLite: the server SIGKILLed three times in the middle of play, and started again."""
+    soak = Soak(tmp_path / "data", {}, api_players=3, page_players=3, seed=1)
+    try:
+        soak.play(3)
+        for _ in range(3):
+            soak.kill()
+            soak.play(3)
+        assert_soak_held(soak)
+        assert soak.figures.kills == 3
+    finally:
+        soak.close_servers()
+
+
+def test_a_full_disk_loses_no_acknowledged_action(tmp_path: Path) -> None:
+    """SQLite on a small tmpfs (root only): filled to the last byte twice, and freed; a kill
+    between the two."""
+    with tiny_disk("64m") as disk:
+        soak = Soak(disk, {}, api_players=3, page_players=3, seed=2)
+        try:
+            soak.play(3)
+            soak.fill_disk(disk)
+            soak.play(2)
+            soak.kill()
+            soak.play(2)
+            soak.fill_disk(disk)
+            soak.play(2)
+            assert_soak_held(soak)
+            assert soak.figures.disk_fulls == 2
+        finally:
+            soak.close_servers()
+
+
+@pytest.mark.postgres
+def test_two_servers_lose_nothing_when_the_database_stops(
+    private_postgres: PrivatePostgres, tmp_path: Path  # noqa: F811 (the fixture)
+) -> None:
+    """PostgreSQL, a private cluster: two servers, the players on both; the database stopped and
+    started twice, and one server SIGKILLed between."""
+    soak = Soak(tmp_path / "data", {"TRIPEAKS_DATABASE_URL": private_postgres.url}, server_count=2,
+                api_players=3, page_players=3, seed=3)
+    try:
+        soak.play(3)
+        soak.stop_database(private_postgres)
+        soak.play(2)
+        soak.kill(1)
+        soak.play(2)
+        soak.stop_database(private_postgres)
+        soak.play(2)
+        assert_soak_held(soak)
+        assert soak.figures.database_outages == 2
+    finally:
+        soak.close_servers()
