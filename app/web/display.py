@@ -1,29 +1,116 @@
-"""The player's remembered choices of how the game looks and sounds: ``POST /settings/sound``.
+"""The player's remembered choices of how the game looks and sounds.
 
-Each is a cookie (400 days, like Error help). An htmx request gets its switch back, swapped in
-place; a plain form post goes back to the page it came from.
+* ``GET /display`` and ``POST /display``: the Display page (card back, table, deck). Each choice
+  is a cookie; every page then carries them as classes on ``<html>`` (``back-red table-wine
+  deck-four``), which ``static/themes.css`` turns into colours. A value the page never offers
+  is refused (422, a clear message) and changes nothing.
+* ``POST /settings/sound``: sound on or off, the switch in the game page's top bar (an htmx
+  request gets the switch back; a plain form post goes back to the page it came from).
+
+Every choice is kept 400 days, like Error help.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from dataclasses import dataclass
+from typing import Annotated, Any, Final
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 
+from app.i18n import N_, current_locale
 from app.web.deps import PagesDep
 from app.web.language import back_to
+from app.web.players import read_cookies
 from app.web.render import is_htmx
 from app.web.sound import SOUND_COOKIE, sound_on
 
 router = APIRouter(include_in_schema=False)
 
 SETTING_MAX_AGE: Final = 400 * 24 * 3600
+DISPLAY_PAGE: Final = "display.html"
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One of the Display page's questions: its cookie and its values (the first, the game's own)."""
+
+    field: str
+    cookie: str
+    values: tuple[tuple[str, str], ...]
+    """(value, its name for the player, to be translated)."""
+
+    def of(self, request: Request | None) -> str:
+        kept = read_cookies(request.scope).get(self.cookie) if request is not None else None
+        return kept if kept in self.words() else self.values[0][0]
+
+    def words(self) -> tuple[str, ...]:
+        return tuple(value for value, _ in self.values)
+
+
+BACK: Final = Choice(
+    "back", "tp_back", (("blue", N_("Blue")), ("red", N_("Red")), ("lattice", N_("Lattice")))
+)
+TABLE: Final = Choice(
+    "table", "tp_table", (("green", N_("Green felt")), ("blue", N_("Blue felt")), ("wine", N_("Wine felt")))
+)
+DECK: Final = Choice(
+    "deck",
+    "tp_deck",
+    (("two", N_("Two colours: red and black")), ("four", N_("Four colours: diamonds blue, clubs green"))),
+)
+CHOICES: Final = (BACK, TABLE, DECK)
+THEME_COLOURS: Final = {"green": "#0b5a33", "blue": "#0c3d63", "wine": "#5c1a2a"}
+"""The light felt of each table: the browser's colour for the page (``theme-color``)."""
+
+
+def display_classes(request: Request | None) -> str:
+    """The classes of ``<html>`` for the player's choices: ``back-blue table-green deck-two``."""
+    return " ".join(f"{choice.field}-{choice.of(request)}" for choice in CHOICES)
+
+
+def theme_colour(request: Request | None) -> str:
+    return THEME_COLOURS[TABLE.of(request)]
 
 
 def _remember(request: Request, response: Response, cookie: str, value: str) -> Response:
     secure = bool(getattr(request.app.state.settings, "cookie_secure", False))
     response.set_cookie(cookie, value, max_age=SETTING_MAX_AGE, samesite="lax", httponly=True, secure=secure)
+    return response
+
+
+def _context(request: Request, chosen: dict[str, str], **extra: Any) -> dict[str, Any]:
+    gettext = current_locale().gettext
+    questions = [
+        (choice.field, [(value, gettext(name)) for value, name in choice.values], chosen[choice.field])
+        for choice in CHOICES
+    ]
+    return {"request": request, "questions": questions, "oob": False, "saved": False, "error": None, **extra}
+
+
+@router.get("/display", name="display")
+def display_page(request: Request, pages: PagesDep) -> Response:
+    chosen = {choice.field: choice.of(request) for choice in CHOICES}
+    saved = request.query_params.get("saved") == "1"
+    return pages.page(DISPLAY_PAGE, _context(request, chosen, saved=saved))
+
+
+@router.post("/display", name="choose_display")
+def choose_display(
+    request: Request,
+    pages: PagesDep,
+    back: Annotated[str, Form(max_length=20)] = "",
+    table: Annotated[str, Form(max_length=20)] = "",
+    deck: Annotated[str, Form(max_length=20)] = "",
+) -> Response:
+    sent = {"back": back, "table": table, "deck": deck}
+    if any(sent[choice.field] not in choice.words() for choice in CHOICES):
+        chosen = {choice.field: choice.of(request) for choice in CHOICES}
+        error = current_locale().gettext("That choice is not one this page offers: nothing was changed.")
+        return pages.page(DISPLAY_PAGE, _context(request, chosen, error=error), status_code=422)
+    response = RedirectResponse("/display?saved=1", status_code=303)
+    for choice in CHOICES:
+        _remember(request, response, choice.cookie, sent[choice.field])
     return response
 
 

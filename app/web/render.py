@@ -136,6 +136,10 @@ def make_environment() -> jinja2.Environment:
         game_clock=game_clock, clock_text=clock_text, duration_iso=duration_iso, daily_deal=daily_deal
     )
     env.globals.update(sound_of=sound_of, sound_on=sound_on)  # app/web/sound.py
+    # The player's Display choice (app/web/display.py), imported here: it needs the renderer.
+    from app.web.display import display_classes, theme_colour
+
+    env.globals.update(display_classes=display_classes, theme_colour=theme_colour)
     return env
 
 
