@@ -27,8 +27,6 @@ tests' (``tests/security/test_faults.py``).
 from __future__ import annotations
 
 import math
-import random
-import re
 import threading
 import time
 from collections import Counter
@@ -39,22 +37,15 @@ from typing import Any, Final
 
 import httpx
 
-from app.engine import DRAW, Game, GameCode, Rules
+from app.engine import Game, GameCode
 from tests import servers
+from tests.chaos.players import Action, ApiPlayer, PagePlayer, Player, RacerPlayer
 from tests.security.test_faults import PrivatePostgres, fill
-from tests.store.test_servers import apply, choose, mismatches
+from tests.store.test_servers import apply, mismatches
 
-HX: Final = {"HX-Request": "true"}
-PAUSE: Final = 0.2
-"""How long a player waits after a failed request before it tries again (the server is down)."""
 READY_WITHIN: Final = 60.0
 """The longest wait for a server to say it is ready again (a loaded machine; measured, and
 reported, it takes a second or two)."""
-NOTHING: Final = object()
-"""No action pending."""
-
-Action = int | None
-"""A tableau position, ``DRAW``, or ``None`` for an undo (as ``choose`` gives them)."""
 
 
 @dataclass
@@ -142,6 +133,7 @@ class Soak:
         server_count: int = 1,
         api_players: int = 3,
         page_players: int = 3,
+        racers: int = 0,
         seed: int = 0,
         say: Callable[[str], None] = lambda line: None,
     ) -> None:
@@ -158,12 +150,33 @@ class Soak:
         self.log: dict[str, Logged] = {}
         self.figures = Figures()
         self.started = time.monotonic()
+        self.races: dict[str, list[str]] = {}
+        """Each race room's racers' games."""
         self.players: list[Player] = [ApiPlayer(self, i, seed) for i in range(api_players)]
         self.players += [PagePlayer(self, api_players + i, seed) for i in range(page_players)]
+        if racers:
+            self.players += self.race([RacerPlayer(self, len(self.players) + i, seed) for i in range(racers)])
         self.threads = [threading.Thread(target=p.run, daemon=True) for p in self.players]
         self.threads.append(threading.Thread(target=self.monitor, daemon=True))
         for thread in self.threads:
             thread.start()
+
+    def race(self, racers: list[RacerPlayer]) -> list[RacerPlayer]:
+        """A race room for ``racers``: made by the first, joined by each (on the servers in turn),
+        started; they play once its countdown is over."""
+        maker = racers[0]
+        code = maker.random_code()
+        made = maker.client.post(f"{self.urls[0]}/api/races", json={"code": code})
+        assert made.status_code == 201, made.text
+        race_id = made.json()["id"]
+        for index, racer in enumerate(racers):
+            joined = racer.client.post(f"{self.urls[index % len(self.urls)]}/api/races/{race_id}/join")
+            assert joined.status_code == 200, joined.text
+            racer.enter(race_id, joined.json()["game_id"], code)
+        started = maker.client.post(f"{self.urls[-1]}/api/races/{race_id}/start")
+        assert started.status_code == 200, started.text
+        self.races[race_id] = [racer.game_id for racer in racers]
+        return racers
 
     # -- bookkeeping (any thread) ---------------------------------------------------------------
 
@@ -323,9 +336,10 @@ class Soak:
     def verify(self) -> list[str]:
         """Every game as its log says, every answer where it may be; what is wrong, if anything."""
         problems = list(self.problems)
+        games: dict[str, Game] = {}
         with httpx.Client(timeout=30) as client:
             for game_id, logged in sorted(self.log.items()):
-                replayed = Game(GameCode.parse(logged.code))
+                replayed = games[game_id] = Game(GameCode.parse(logged.code))
                 for action in logged.actions:
                     apply(replayed, action)
                 response = client.get(f"{self.urls[0]}/api/games/{game_id}")
@@ -334,6 +348,9 @@ class Soak:
                 if wrong:
                     self.figures.lost += 1
                     problems.append(f"game {game_id} ({logged.code}) is not its log replayed: {wrong[:3]}")
+            for race_id, game_ids in self.races.items():
+                problems += race_problems(client.get(f"{self.urls[-1]}/api/races/{race_id}"),
+                                          [games[g] for g in game_ids])
         self.figures.games = len(self.log)
         problems += self.classify()
         for outage in self.outages:
@@ -366,6 +383,18 @@ class Soak:
             server.stop()
 
 
+def race_problems(response: httpx.Response, games: list[Game]) -> list[str]:
+    """The race room as its racers' games say: every racer there, with the counts of their game."""
+    if response.status_code != 200:
+        return [f"the race answers {response.status_code}: {response.text[:200]}"]
+    room = response.json()
+    shown = sorted((r["cards_left"], r["score"], r["stock_left"]) for r in room["racers"])
+    played = sorted((g.cards_left(), g.score, g.stock_count) for g in games)
+    if room["status"] not in ("running", "finished") or shown != played:
+        return [f"the race {room['id']} ({room['status']}) shows {shown}, its racers' games are {played}"]
+    return []
+
+
 def status_of(client: httpx.Client, url: str) -> int | None:
     try:
         return client.get(url).status_code
@@ -375,164 +404,3 @@ def status_of(client: httpx.Client, url: str) -> int | None:
 
 def ready(client: httpx.Client, server: str) -> bool:
     return status_of(client, server + "/readyz") == 200
-
-
-# -- players ----------------------------------------------------------------------------------------
-
-
-class Player:
-    """One player in a thread: a game at a time, every acknowledged action logged."""
-
-    def __init__(self, soak: Soak, index: int, seed: int) -> None:
-        self.soak = soak
-        self.rng = random.Random(seed * 1000 + index)
-        self.client = httpx.Client(timeout=30)  # one cookie jar: the servers share 127.0.0.1
-        self.game: Game | None = None
-        self.game_id = ""
-        self.pending: object = NOTHING
-        self.patience = self.rng.randrange(40, 120)
-        """Moves after which the player deals a new game (undos make games long)."""
-        self.finishing = threading.Event()
-        """Set at the end: settle what is pending, then stop."""
-
-    def server(self) -> str:
-        return self.rng.choice(self.soak.urls)
-
-    def run(self) -> None:
-        try:
-            while not (self.finishing.is_set() and self.pending is NOTHING):
-                if self.pending is not NOTHING:
-                    self.settle()
-                elif self.game is None or self.game.is_over or self.game.moves >= self.patience:
-                    self.deal()
-                else:
-                    self.act()
-        except Exception as error:  # a bug of the soak or an answer it cannot read: said
-            self.soak.problem(f"{type(self).__name__} {self.game_id}: {type(error).__name__}: {error}")
-        finally:
-            self.client.close()
-
-    def act(self) -> None:
-        assert self.game is not None
-        action = choose(self.game, self.rng)
-        response = self.send(action)
-        if response is None or response.status_code >= 500:
-            self.pending = action  # stored or not: read back once a server answers
-            self.soak.stopping.wait(PAUSE)
-            return
-        if not self.acknowledged(response):
-            self.soak.problem(f"{self.game_id}: {response.status_code} for {action}: {response.text[:200]}")
-            self.game = None  # this game's replica cannot be trusted: a new one
-            return
-        apply(self.game, action)
-        self.soak.acknowledged(self.game_id, action)
-        self.check(response)
-
-    def settle(self) -> None:
-        """The pending action: stored or not? (The state read back is one or the other.)"""
-        assert self.game is not None
-        response = self.soak.request(self.client, self.server(), "GET", f"/api/games/{self.game_id}", "read back")
-        if response is None or response.status_code >= 500:
-            self.soak.stopping.wait(PAUSE)
-            return
-        action = self.pending
-        after = self.game.copy()
-        apply(after, action)  # type: ignore[arg-type]
-        shown = response.json()
-        if not mismatches(shown, self.game_id, self.game):
-            with self.soak.lock:
-                self.soak.figures.not_stored_unanswered += 1
-        elif not mismatches(shown, self.game_id, after):
-            self.game = after
-            self.soak.acknowledged(self.game_id, action, answered=False)  # type: ignore[arg-type]
-        else:
-            self.soak.problem(f"{self.game_id}: after {action!r} unanswered, the game is neither before nor after it: "
-                              f"{mismatches(shown, self.game_id, after)[:3]}")
-            self.game = None
-        self.pending = NOTHING
-
-    def send(self, action: Action) -> httpx.Response | None:
-        raise NotImplementedError
-
-    def acknowledged(self, response: httpx.Response) -> bool:
-        raise NotImplementedError
-
-    def check(self, response: httpx.Response) -> None:
-        """The answer shows the game as the replica has it."""
-
-    def deal(self) -> None:
-        raise NotImplementedError
-
-    def random_code(self) -> str:
-        return GameCode.random(self.rng.choice([Rules.EASY, Rules.CLASSIC])).text()
-
-
-class ApiPlayer(Player):
-    def deal(self) -> None:
-        code = self.random_code()
-        response = self.soak.request(self.client, self.server(), "POST", "/api/games", "deal", json={"code": code})
-        if response is None or response.status_code != 201:
-            self.soak.stopping.wait(PAUSE)  # a game dealt but never answered is nobody's: no action in it
-            return
-        self.game_id, self.game = response.json()["id"], Game(GameCode.parse(code))
-        self.soak.new_game(self.game_id, code)
-
-    def send(self, action: Action) -> httpx.Response | None:
-        path = f"/api/games/{self.game_id}/"
-        if action is None:
-            return self.soak.request(self.client, self.server(), "POST", path + "undo", "undo")
-        if action == DRAW:
-            return self.soak.request(self.client, self.server(), "POST", path + "draw", "draw")
-        return self.soak.request(self.client, self.server(), "POST", path + "remove", "remove",
-                                 json={"position": action})
-
-    def acknowledged(self, response: httpx.Response) -> bool:
-        return response.status_code == 200
-
-    def check(self, response: httpx.Response) -> None:
-        assert self.game is not None
-        wrong = mismatches(response.json(), self.game_id, self.game)
-        if wrong:
-            self.soak.problem(f"{self.game_id}: the answer is not the replica: {wrong[:3]}")
-
-
-class PagePlayer(Player):
-    """Plays on the game page: htmx posts mostly, a plain form post (303) now and then."""
-
-    htmx = True
-
-    def deal(self) -> None:
-        code = self.random_code()
-        response = self.soak.request(self.client, self.server(), "POST", "/new", "deal", data={"code": code},
-                                     headers=HX)
-        if response is None or response.status_code != 200:
-            self.soak.stopping.wait(PAUSE)
-            return
-        found = re.search(r'data-game-id="([^"]+)"', response.text)
-        if found is None:
-            self.soak.problem(f"POST /new answered without a game: {response.text[:200]}")
-            return
-        self.game_id, self.game = found.group(1), Game(GameCode.parse(code))
-        self.soak.new_game(self.game_id, code)
-
-    def send(self, action: Action) -> httpx.Response | None:
-        self.htmx = self.rng.random() < 0.8
-        headers = HX if self.htmx else {}
-        path = f"/games/{self.game_id}/"
-        if action is None:
-            return self.soak.request(self.client, self.server(), "POST", path + "undo", "undo", headers=headers)
-        if action == DRAW:
-            return self.soak.request(self.client, self.server(), "POST", path + "draw", "draw", headers=headers)
-        return self.soak.request(self.client, self.server(), "POST", path + "remove", "remove",
-                                 data={"position": action}, headers=headers)
-
-    def acknowledged(self, response: httpx.Response) -> bool:
-        return response.status_code == (200 if self.htmx else 303)
-
-    def check(self, response: httpx.Response) -> None:
-        assert self.game is not None
-        if self.htmx:
-            moves = re.search(r'id="moves"[^>]*>(\d+)<', response.text)
-            if moves is None or int(moves.group(1)) != self.game.moves:
-                self.soak.problem(f"{self.game_id}: the page says {moves and moves.group(1)} moves, "
-                                  f"the replica {self.game.moves}")

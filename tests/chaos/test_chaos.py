@@ -64,13 +64,15 @@ def test_a_full_disk_loses_no_acknowledged_action(tmp_path: Path) -> None:
 
 
 @pytest.mark.postgres
-def test_two_servers_lose_nothing_when_the_database_stops(
+def test_two_servers_and_a_race_lose_nothing_when_the_database_stops(
     private_postgres: PrivatePostgres, tmp_path: Path  # noqa: F811 (the fixture)
 ) -> None:
-    """PostgreSQL, a private cluster: two servers, the players on both; the database stopped and
-    started twice, and one server SIGKILLed between."""
+    """PostgreSQL, a private cluster: two servers, the players on both, and a race of three
+    racers joined on both; the database stopped and started twice, and one server SIGKILLed
+    between. The race room and every racer's game survive (the race's streams are not on main
+    yet: nothing of them is checked here)."""
     soak = Soak(tmp_path / "data", {"TRIPEAKS_DATABASE_URL": private_postgres.url}, server_count=2,
-                api_players=3, page_players=3, seed=3)
+                api_players=2, page_players=2, racers=3, seed=3)
     try:
         soak.play(3)
         soak.stop_database(private_postgres)

@@ -1,0 +1,228 @@
+"""The soak's players: each in a thread, a game at a time, every acknowledged action logged.
+
+* :class:`ApiPlayer`: the JSON API (``POST /api/games``, ``/remove``, ``/draw``, ``/undo``); each
+  answer is checked field by field against the player's replica (``mismatches``).
+* :class:`PagePlayer`: the game page's routes, htmx posts mostly (the move counter of each
+  swapped answer checked), a plain form post (303) now and then.
+* :class:`RacerPlayer`: a racer of a race room (``/api/races``), playing its race game through
+  the API at a racer's pace, then ordinary games.
+
+An action answered 5xx, or not at all, is *pending* until a server reads the game back: stored
+or not (see :mod:`tests.chaos.soak`).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import threading
+from typing import TYPE_CHECKING, Final
+
+import httpx
+
+from app.engine import DRAW, Game, GameCode, Rules
+from tests.store.test_servers import apply, choose, mismatches
+
+if TYPE_CHECKING:
+    from tests.chaos.soak import Soak
+
+HX: Final = {"HX-Request": "true"}
+PAUSE: Final = 0.2
+"""How long a player waits after a failed request before it tries again (the server is down)."""
+NOTHING: Final = object()
+"""No action pending."""
+
+Action = int | None
+"""A tableau position, ``DRAW``, or ``None`` for an undo (as ``choose`` gives them)."""
+
+
+class Player:
+    """One player in a thread: a game at a time, every acknowledged action logged."""
+
+    def __init__(self, soak: Soak, index: int, seed: int) -> None:
+        self.soak = soak
+        self.rng = random.Random(seed * 1000 + index)
+        self.client = httpx.Client(timeout=30)  # one cookie jar: the servers share 127.0.0.1
+        self.game: Game | None = None
+        self.game_id = ""
+        self.pending: object = NOTHING
+        self.patience = self.rng.randrange(40, 120)
+        """Moves after which the player deals a new game (undos make games long)."""
+        self.finishing = threading.Event()
+        """Set at the end: settle what is pending, then stop."""
+
+    def server(self) -> str:
+        return self.rng.choice(self.soak.urls)
+
+    def run(self) -> None:
+        try:
+            while not (self.finishing.is_set() and self.pending is NOTHING):
+                if self.pending is not NOTHING:
+                    self.settle()
+                elif self.game is None or self.game.is_over or self.game.moves >= self.patience:
+                    self.deal()
+                else:
+                    self.act()
+        except Exception as error:  # a bug of the soak or an answer it cannot read: said
+            self.soak.problem(f"{type(self).__name__} {self.game_id}: {type(error).__name__}: {error}")
+        finally:
+            self.client.close()
+
+    def act(self) -> None:
+        assert self.game is not None
+        action = choose(self.game, self.rng)
+        response = self.send(action)
+        if response is None or response.status_code >= 500:
+            self.pending = action  # stored or not: read back once a server answers
+            self.soak.stopping.wait(PAUSE)
+            return
+        if not self.acknowledged(response):
+            self.soak.problem(f"{self.game_id}: {response.status_code} for {action}: {response.text[:200]}")
+            self.game = None  # this game's replica cannot be trusted: a new one
+            return
+        apply(self.game, action)
+        self.soak.acknowledged(self.game_id, action)
+        self.check(response)
+
+    def settle(self) -> None:
+        """The pending action: stored or not? (The state read back is one or the other.)"""
+        assert self.game is not None
+        response = self.soak.request(self.client, self.server(), "GET", f"/api/games/{self.game_id}", "read back")
+        if response is None or response.status_code >= 500:
+            self.soak.stopping.wait(PAUSE)
+            return
+        action = self.pending
+        after = self.game.copy()
+        apply(after, action)  # type: ignore[arg-type]
+        shown = response.json()
+        if not mismatches(shown, self.game_id, self.game):
+            with self.soak.lock:
+                self.soak.figures.not_stored_unanswered += 1
+        elif not mismatches(shown, self.game_id, after):
+            self.game = after
+            self.soak.acknowledged(self.game_id, action, answered=False)  # type: ignore[arg-type]
+        else:
+            self.soak.problem(f"{self.game_id}: after {action!r} unanswered, the game is neither before nor after it: "
+                              f"{mismatches(shown, self.game_id, after)[:3]}")
+            self.game = None
+        self.pending = NOTHING
+
+    def send(self, action: Action) -> httpx.Response | None:
+        raise NotImplementedError
+
+    def acknowledged(self, response: httpx.Response) -> bool:
+        raise NotImplementedError
+
+    def check(self, response: httpx.Response) -> None:
+        """The answer shows the game as the replica has it."""
+
+    def deal(self) -> None:
+        raise NotImplementedError
+
+    def random_code(self) -> str:
+        return GameCode.random(self.rng.choice([Rules.EASY, Rules.CLASSIC])).text()
+
+
+class ApiPlayer(Player):
+    def deal(self) -> None:
+        code = self.random_code()
+        response = self.soak.request(self.client, self.server(), "POST", "/api/games", "deal", json={"code": code})
+        if response is None or response.status_code != 201:
+            self.soak.stopping.wait(PAUSE)  # a game dealt but never answered is nobody's: no action in it
+            return
+        self.game_id, self.game = response.json()["id"], Game(GameCode.parse(code))
+        self.soak.new_game(self.game_id, code)
+
+    def send(self, action: Action) -> httpx.Response | None:
+        path = f"/api/games/{self.game_id}/"
+        if action is None:
+            return self.soak.request(self.client, self.server(), "POST", path + "undo", "undo")
+        if action == DRAW:
+            return self.soak.request(self.client, self.server(), "POST", path + "draw", "draw")
+        return self.soak.request(self.client, self.server(), "POST", path + "remove", "remove",
+                                 json={"position": action})
+
+    def acknowledged(self, response: httpx.Response) -> bool:
+        return response.status_code == 200
+
+    def check(self, response: httpx.Response) -> None:
+        assert self.game is not None
+        wrong = mismatches(response.json(), self.game_id, self.game)
+        if wrong:
+            self.soak.problem(f"{self.game_id}: the answer is not the replica: {wrong[:3]}")
+
+
+class PagePlayer(Player):
+    """Plays on the game page: htmx posts mostly, a plain form post (303) now and then."""
+
+    htmx = True
+
+    def deal(self) -> None:
+        code = self.random_code()
+        response = self.soak.request(self.client, self.server(), "POST", "/new", "deal", data={"code": code},
+                                     headers=HX)
+        if response is None or response.status_code != 200:
+            self.soak.stopping.wait(PAUSE)
+            return
+        found = re.search(r'data-game-id="([^"]+)"', response.text)
+        if found is None:
+            self.soak.problem(f"POST /new answered without a game: {response.text[:200]}")
+            return
+        self.game_id, self.game = found.group(1), Game(GameCode.parse(code))
+        self.soak.new_game(self.game_id, code)
+
+    def send(self, action: Action) -> httpx.Response | None:
+        self.htmx = self.rng.random() < 0.8
+        headers = HX if self.htmx else {}
+        path = f"/games/{self.game_id}/"
+        if action is None:
+            return self.soak.request(self.client, self.server(), "POST", path + "undo", "undo", headers=headers)
+        if action == DRAW:
+            return self.soak.request(self.client, self.server(), "POST", path + "draw", "draw", headers=headers)
+        return self.soak.request(self.client, self.server(), "POST", path + "remove", "remove",
+                                 data={"position": action}, headers=headers)
+
+    def acknowledged(self, response: httpx.Response) -> bool:
+        return response.status_code == (200 if self.htmx else 303)
+
+    def check(self, response: httpx.Response) -> None:
+        assert self.game is not None
+        if self.htmx:
+            moves = re.search(r'id="moves"[^>]*>(\d+)<', response.text)
+            if moves is None or int(moves.group(1)) != self.game.moves:
+                self.soak.problem(f"{self.game_id}: the page says {moves and moves.group(1)} moves, "
+                                  f"the replica {self.game.moves}")
+
+
+RACE_PACE: Final = 0.15
+"""A racer's pause between two moves: the race lasts through the faults."""
+
+
+class RacerPlayer(ApiPlayer):
+    """A racer: its race game (an ordinary game, through the API) once the race runs, at a
+    racer's pace; then, like any API player, ordinary games."""
+
+    race_id = ""
+    racing = False
+    running = False
+
+    def enter(self, race_id: str, game_id: str, code: str) -> None:
+        self.race_id, self.game_id, self.game = race_id, game_id, Game(GameCode.parse(code))
+        self.racing = True
+        self.soak.new_game(game_id, code)
+
+    def act(self) -> None:
+        if self.racing and not self.running:  # the 3-2-1 countdown: a move now would be refused
+            response = self.soak.request(self.client, self.server(), "GET", f"/api/races/{self.race_id}", "race")
+            self.running = response is not None and response.status_code == 200 \
+                and response.json()["status"] == "running"
+            if not self.running:
+                self.soak.stopping.wait(PAUSE)
+                return
+        super().act()
+        if self.racing:
+            self.soak.stopping.wait(RACE_PACE)
+
+    def deal(self) -> None:
+        self.racing = False  # the race game is over, or played long enough: ordinary games now
+        super().deal()
