@@ -17,8 +17,8 @@ import hmac
 from functools import lru_cache
 from typing import Final
 
-from app.engine.search.analysis import analyse
 from app.engine.deal import DEAL_COUNT, GameCode, Rules
+from app.engine.search.analysis import analyse
 from app.engine.search.review import Difficulty, playout_share, rate
 
 WEEKDAY_BANDS: Final = (

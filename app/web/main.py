@@ -29,6 +29,7 @@ from app.web import (
     metrics,
     moves,
     pages,
+    race_pages,
     races,
     records,
     replay,
@@ -38,6 +39,7 @@ from app.web.access import AccessMiddleware
 from app.web.limits import BodySizeLimitMiddleware
 from app.web.players import PlayerCookieMiddleware
 from app.web.race_signals import open_signals
+from app.web.race_stream import RaceReads, StreamSlots, clean_idle_rooms, close_streams_on_shutdown
 from app.web.ratelimit import RateLimitMiddleware
 from app.web.render import STATIC_DIR, Pages, make_environment
 from app.web.security import SecurityMiddleware
@@ -85,6 +87,12 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
             metrics.count_games(app.state.store)
         app.state.race_signals = open_signals(settings.database_url, settings.race_signals_url)
         await app.state.race_signals.start()
+        app.state.race_reads = RaceReads(app.state.race_signals)
+        app.state.race_streams = StreamSlots(
+            settings.race_streams_per_player, settings.race_streams_per_server
+        )
+        close_streams_on_shutdown(app.state.race_streams)
+        rooms = asyncio.create_task(clean_idle_rooms(app.state.store))
         app.state.pages.load_all()
         settle_memory()
         try:
@@ -94,6 +102,10 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
                 cleanup.cancel()
                 with suppress(asyncio.CancelledError):
                     await cleanup
+            app.state.race_streams.closing.set()
+            rooms.cancel()
+            with suppress(asyncio.CancelledError):
+                await rooms
             await app.state.race_signals.close()
             if store is None:
                 app.state.store.close()
@@ -113,6 +125,7 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(races.router)
+    app.include_router(race_pages.router)
     app.include_router(records.router)
     app.include_router(language.router)
     app.include_router(health.router)

@@ -44,6 +44,7 @@ class LocalSignals:
 
     def __init__(self) -> None:
         self._listeners: dict[str, set[Listener]] = {}
+        self._versions: dict[str, int] = {}
         self.server = secrets.token_hex(6)
         self.delivered = 0
         """Listeners woken so far (for the bench's CPU per delivered update)."""
@@ -65,9 +66,17 @@ class LocalSignals:
             found.discard(listener)
             if not found:
                 del self._listeners[listener.race_id]
+                self._versions.pop(listener.race_id, None)
 
     def listeners(self) -> int:
         return sum(len(found) for found in self._listeners.values())
+
+    def listeners_of(self, race_id: str) -> int:
+        return len(self._listeners.get(race_id, ()))
+
+    def version(self, race_id: str) -> int:
+        """How many signals of this race this server has had (while it had listeners)."""
+        return self._versions.get(race_id, 0)
 
     async def publish(self, race_id: str) -> None:
         """The race changed: wake this server's listeners, and tell the other servers."""
@@ -78,7 +87,11 @@ class LocalSignals:
         """Tell the other servers (nothing to tell here)."""
 
     def wake(self, race_id: str) -> None:
-        for listener in self._listeners.get(race_id, ()):
+        found = self._listeners.get(race_id)
+        if not found:
+            return
+        self._versions[race_id] = self._versions.get(race_id, 0) + 1
+        for listener in found:
             listener.changed.set()
             self.delivered += 1
 

@@ -34,7 +34,17 @@ from app.web.deps import PlayerDep, RaceIdPath, StoreDep
 from app.web.race_signals import LocalSignals
 from app.web.solving import winnable_code
 
-N_("No such race")
+REFUSALS: Final = (
+    N_("No such race"),
+    N_("This race is full: eight racers at most."),
+    N_("This race has started: it can no longer be joined."),
+    N_("Only the one who made this race can do that."),
+    N_("You have five open races already: race in one of them."),
+    N_("This race has started already."),
+    N_("This race is not finished yet."),
+)
+"""The store's refusals (:mod:`app.store.races`, in English there) as the catalogs know them:
+the error handler shows them in the player's language."""
 router = APIRouter(prefix="/api", tags=["races"])
 
 

@@ -88,6 +88,10 @@ class Settings(BaseSettings):
     """Where races' "this race changed" signals go between servers: ``redis://host:6379/0``.
     Unset: PostgreSQL's LISTEN/NOTIFY when the games are kept in PostgreSQL; on SQLite, within
     the one server."""
+    race_streams_per_player: int = Field(default=4, ge=1, le=100)
+    """Live race pages (streams) one player may have open on one server at once."""
+    race_streams_per_server: int = Field(default=2000, ge=1)
+    """Live race streams one server keeps open at most (each a task and a few kilobytes)."""
     rate_limit_storage: str = "memory://"
     """Where the counters live: ``memory://`` (per process: with N workers a client gets up to
     N times the limits) or ``redis://host:port`` (shared; needs the ``redis`` package)."""

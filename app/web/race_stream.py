@@ -1,0 +1,181 @@
+"""A race's live stream: ``GET /races/{id}/events`` (server-sent events, FastAPI's own
+``EventSourceResponse``), read by the race page through htmx 4's ``hx-sse:connect``.
+
+Every message is the race's live part rendered whole for the racer watching (their language,
+their row marked): the strip of rivals' counts, the lobby or the countdown, the finish table.
+Its id is a digest of that fragment, so a reconnect that sends ``Last-Event-ID`` gets nothing
+until something changed, and any other reconnect gets it whole (a full re-render; nothing to
+replay). FastAPI sends a keep-alive comment every 15 s, ``Cache-Control: no-cache`` and
+``X-Accel-Buffering: no``.
+
+One stream waits for its race's signal (:mod:`app.web.race_signals`), or for the next moment
+its fragment changes by itself (the countdown's next second, the time limit, presence); one
+read of the race per signal serves every stream of it on this server (:class:`RaceReads`).
+
+Bounds (:class:`StreamSlots`): streams per player and per server (429 and 503 beyond them);
+a connected racer is marked seen every :data:`SEEN_EVERY_S`; a server shutting down ends
+every stream (:func:`close_streams_on_shutdown`), and the browsers reconnect elsewhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import hashlib
+import logging
+import math
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from anyio import to_thread
+from fastapi import HTTPException
+
+from app.i18n import N_
+from app.store import GameStore
+from app.store.races import ROOM_IDLE_S, Race, RaceStatus
+from app.web.race_signals import LocalSignals
+from app.web.races import read_race
+
+log = logging.getLogger("tripeaks.races")
+
+SEEN_EVERY_S: Final = 15.0
+"""How often a connected racer is marked as still there (``Racer.seen``)."""
+ANNOUNCE_EVERY_S: Final = 5.0
+"""Rivals' progress is announced (politely) at most this often."""
+RETRY_MS: Final = 2000
+"""How soon a browser reconnects after the stream ended (a server shutting down, say)."""
+
+
+class StreamSlots:
+    """Streams open on this server: at most ``per_player`` for one player (tabs, a reload's
+    overlap) and ``per_server`` in all. Each costs a task, a listener and the last fragment
+    sent (a few kilobytes)."""
+
+    def __init__(self, per_player: int, per_server: int) -> None:
+        self.per_player = per_player
+        self.per_server = per_server
+        self.open = 0
+        self._players: dict[str, int] = {}
+        self.closing = asyncio.Event()
+
+    def take(self, player: str) -> Callable[[], None]:
+        """A slot for one stream (429 or 503 when there is none), and how to give it back."""
+        if self.closing.is_set():
+            restarting = N_("The server is restarting: try again in a moment.")
+            raise HTTPException(503, restarting, {"Retry-After": "2"})
+        if self.open >= self.per_server:
+            busy = N_("Too many live races on this server just now.")
+            raise HTTPException(503, busy, {"Retry-After": "10"})
+        if self._players.get(player, 0) >= self.per_player:
+            raise HTTPException(429, N_("Too many race pages open: close one."), {"Retry-After": "10"})
+        self.open += 1
+        self._players[player] = self._players.get(player, 0) + 1
+        given_back = False
+
+        def give_back() -> None:
+            nonlocal given_back
+            if given_back:
+                return
+            given_back = True
+            self.open -= 1
+            left = self._players[player] - 1
+            if left:
+                self._players[player] = left
+            else:
+                del self._players[player]
+
+        return give_back
+
+
+def close_streams_on_shutdown(slots: StreamSlots) -> None:
+    """End every stream when the server is told to stop (SIGTERM, SIGINT), before uvicorn
+    waits for open connections to finish: the handlers uvicorn installed still run after."""
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        previous = signal.getsignal(signum)
+        if not callable(previous):
+            continue
+
+        def handler(number: int, frame: Any, previous: Callable[..., Any] = previous) -> None:
+            loop.call_soon_threadsafe(slots.closing.set)
+            previous(number, frame)
+
+        with contextlib.suppress(ValueError):  # not the main thread (a test client): no hook
+            signal.signal(signum, handler)
+
+
+@dataclass(slots=True)
+class _Read:
+    version: int
+    race: Race | None
+    at: float
+
+
+@dataclass(slots=True)
+class RaceReads:
+    """One read of a race per signal for all of this server's streams of it."""
+
+    signals: LocalSignals
+    _kept: dict[str, _Read] = field(default_factory=dict)
+    _locks: dict[str, asyncio.Lock] = field(default_factory=dict)
+
+    async def read(self, store: GameStore, race_id: str, most_age: float) -> Race | None:
+        """The race as of its latest signal (read again when older than ``most_age``)."""
+        version = self.signals.version(race_id)
+        kept = self._kept.get(race_id)
+        if kept is not None and kept.version == version and time.time() - kept.at < most_age:
+            return kept.race
+        lock = self._locks.setdefault(race_id, asyncio.Lock())
+        async with lock:
+            kept = self._kept.get(race_id)
+            if kept is not None and kept.version == version and time.time() - kept.at < most_age:
+                return kept.race
+            race = await read_race(store, race_id)
+            self._kept[race_id] = _Read(version, race, time.time())
+            return race
+
+    def forget(self, race_id: str) -> None:
+        if self.signals.listeners_of(race_id) == 0:
+            self._kept.pop(race_id, None)
+            self._locks.pop(race_id, None)
+
+
+def next_change(race: Race, now: float) -> float:
+    """Seconds until the fragment changes by itself: the countdown's next second, the deal,
+    the time limit; else the next presence mark."""
+    status = race.status(now)
+    wait = SEEN_EVERY_S
+    if status is RaceStatus.COUNTDOWN and race.starts is not None:
+        left = race.starts - now
+        wait = min(wait, left - math.floor(left) or 1.0)
+    elif status is RaceStatus.RUNNING:
+        finish = race.finish_at()
+        if finish is not None:
+            wait = min(wait, max(finish - now, 0.05))
+    return max(wait, 0.05)
+
+
+def digest(html: str) -> str:
+    return hashlib.blake2s(html.encode(), digest_size=9).hexdigest()
+
+
+async def clean_idle_rooms(store: GameStore, every_s: float = 3600.0) -> None:
+    """Remove race rooms idle for :data:`ROOM_IDLE_S`, now and then every hour (a task of the
+    app's lifespan); a failure is logged and tried again next time."""
+    while True:
+        try:
+            removed = await to_thread.run_sync(store.cleanup_races, dt.timedelta(seconds=ROOM_IDLE_S))
+            if removed:
+                log.info("removed %d idle race rooms", removed)
+        except Exception:
+            log.exception("idle race room cleanup failed; trying again later")
+        await asyncio.sleep(every_s)
+
+
+async def mark_seen(store: GameStore, race: Race, player: str, now: float) -> None:
+    if race.racer(player) is not None:
+        await to_thread.run_sync(store.see_racer, race.id, player, now)

@@ -1,0 +1,82 @@
+"""The race page's views and forms (issue 24): lobby, board, watch, "Race again"."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.engine import GameCode
+from app.store import MemoryStore
+from tests.support import won_deal
+
+
+@pytest.fixture(autouse=True)
+def quick_countdown(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("app.store.race_memory.COUNTDOWN_S", 0.2)
+
+
+def test_lobby_board_finish_and_again(client: TestClient, store: MemoryStore) -> None:
+    code, line = won_deal()
+    made = client.post("/races", data={"code": code.text()}, follow_redirects=False)
+    assert made.status_code == 303
+    url = made.headers["location"]
+    race_id = url.rsplit("/", 1)[1]
+    lobby = client.get(url).text
+    assert 'id="race-start"' in lobby and f'hx-sse:connect="/races/{race_id}/events?view=lobby"' in lobby
+    assert "hx-sse-4.0.1.min.js" in lobby and 'integrity="sha384-' in lobby
+
+    with TestClient(client.app) as rival, TestClient(client.app) as late:
+        visitor = rival.get(url).text
+        assert 'id="race-join"' in visitor and 'id="race-start"' not in visitor
+        assert rival.post(f"/races/{race_id}/join", headers={"HX-Request": "true"}).status_code == 204
+        assert 'id="race-wait"' in rival.get(url).text
+        assert rival.post(f"/races/{race_id}/start", follow_redirects=False).status_code == 403
+        assert client.post(f"/races/{race_id}/start", follow_redirects=False).status_code == 303
+        assert 'id="race-countdown"' in rival.get(url).text
+        time.sleep(0.25)
+
+        board = rival.get(url).text
+        assert 'id="table"' in board and 'id="race-strip"' in board and "view=board-1" in board
+        watching = late.get(url).text
+        assert 'id="race-strip"' in watching and 'id="table"' not in watching and "view=watch" in watching
+
+        mine = next(r.game_id for r in store.race(race_id).racers if r.seat == 0)  # type: ignore[union-attr]
+        for action in line:  # the page's own move routes, as the board sends them
+            path = "draw" if action < 0 else "remove"
+            answer = client.post(f"/games/{mine}/{path}", data={} if action < 0 else {"position": action},
+                                 headers={"HX-Request": "true"})
+            assert answer.status_code == 200
+        running = client.get(url).text
+        assert 'id="race-strip"' in running and "racer-won" in running and 'id="race-finish"' not in running
+        assert client.post(f"/races/{race_id}/again", follow_redirects=False).status_code == 409
+
+
+def test_a_finished_race_deals_again(client: TestClient, store: MemoryStore) -> None:
+    code, line = won_deal()
+    url = client.post("/races", data={"code": code.text()}, follow_redirects=False).headers["location"]
+    race_id = url.rsplit("/", 1)[1]
+    client.post(f"/races/{race_id}/start")
+    time.sleep(0.25)
+    mine = store.race(race_id).racers[0].game_id  # type: ignore[union-attr]
+    for action in line:
+        path = "draw" if action < 0 else "remove"
+        client.post(f"/games/{mine}/{path}", data={} if action < 0 else {"position": action}, headers={"HX-Request": "true"})
+    finished = client.get(url).text
+    assert 'id="race-finish"' in finished and 'id="race-again"' in finished
+    assert client.post(f"/games/{mine}/undo", headers={"HX-Request": "true"}).status_code == 409  # the race is over
+    assert client.post(f"/races/{race_id}/again", follow_redirects=False).status_code == 303
+    again = store.race(race_id)
+    assert again is not None and again.round == 2 and again.code != code.text()
+    GameCode.parse(again.code)
+    assert 'id="race-start"' in client.get(url).text
+
+
+def test_hostile_race_urls(client: TestClient) -> None:
+    for bad in ("nosuchrace00", "x" * 5000, "a%00bcdefghijk", "%D7%90bcdefghijk"):
+        assert client.get(f"/race/{bad}").status_code == 404
+        for path in ("join", "start", "again"):
+            assert client.post(f"/races/{bad}/{path}").status_code == 404
+    assert client.post("/races", data={"code": "not a code"}).status_code == 422
+    assert client.get("/healthz").status_code == 200
