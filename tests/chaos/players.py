@@ -28,7 +28,10 @@ if TYPE_CHECKING:
 
 HX: Final = {"HX-Request": "true"}
 PAUSE: Final = 0.2
-"""How long a player waits after a failed request before it tries again (the server is down)."""
+"""How long a player waits after a failed request before it tries again (the server is down),
+doubled at each failure in a row up to :data:`LONGEST_PAUSE`: a server starting again is not
+buried under retries."""
+LONGEST_PAUSE: Final = 2.0
 NOTHING: Final = object()
 """No action pending."""
 
@@ -46,6 +49,8 @@ class Player:
         self.game: Game | None = None
         self.game_id = ""
         self.pending: object = NOTHING
+        self.failures = 0
+        """Failed requests in a row."""
         self.patience = self.rng.randrange(40, 120)
         """Moves after which the player deals a new game (undos make games long)."""
         self.finishing = threading.Event()
@@ -53,6 +58,10 @@ class Player:
 
     def server(self) -> str:
         return self.rng.choice(self.soak.urls)
+
+    def back_off(self) -> None:
+        self.soak.stopping.wait(min(PAUSE * 2**self.failures, LONGEST_PAUSE))
+        self.failures += 1
 
     def run(self) -> None:
         try:
@@ -74,12 +83,13 @@ class Player:
         response = self.send(action)
         if response is None or response.status_code >= 500:
             self.pending = action  # stored or not: read back once a server answers
-            self.soak.stopping.wait(PAUSE)
+            self.back_off()
             return
         if not self.acknowledged(response):
             self.soak.problem(f"{self.game_id}: {response.status_code} for {action}: {response.text[:200]}")
             self.game = None  # this game's replica cannot be trusted: a new one
             return
+        self.failures = 0
         apply(self.game, action)
         self.soak.acknowledged(self.game_id, action)
         self.check(response)
@@ -89,8 +99,9 @@ class Player:
         assert self.game is not None
         response = self.soak.request(self.client, self.server(), "GET", f"/api/games/{self.game_id}", "read back")
         if response is None or response.status_code >= 500:
-            self.soak.stopping.wait(PAUSE)
+            self.back_off()
             return
+        self.failures = 0
         action = self.pending
         after = self.game.copy()
         apply(after, action)  # type: ignore[arg-type]
@@ -128,7 +139,7 @@ class ApiPlayer(Player):
         code = self.random_code()
         response = self.soak.request(self.client, self.server(), "POST", "/api/games", "deal", json={"code": code})
         if response is None or response.status_code != 201:
-            self.soak.stopping.wait(PAUSE)  # a game dealt but never answered is nobody's: no action in it
+            self.back_off()  # a game dealt but never answered is nobody's: no action in it
             return
         self.game_id, self.game = response.json()["id"], Game(GameCode.parse(code))
         self.soak.new_game(self.game_id, code)
@@ -162,7 +173,7 @@ class PagePlayer(Player):
         response = self.soak.request(self.client, self.server(), "POST", "/new", "deal", data={"code": code},
                                      headers=HX)
         if response is None or response.status_code != 200:
-            self.soak.stopping.wait(PAUSE)
+            self.back_off()
             return
         found = re.search(r'data-game-id="([^"]+)"', response.text)
         if found is None:
@@ -217,7 +228,7 @@ class RacerPlayer(ApiPlayer):
             self.running = response is not None and response.status_code == 200 \
                 and response.json()["status"] == "running"
             if not self.running:
-                self.soak.stopping.wait(PAUSE)
+                self.back_off()
                 return
         super().act()
         if self.racing:

@@ -287,7 +287,7 @@ class Soak:
         outage = self.open("kill", server.url)
         server.kill()
         port = int(server.url.rsplit(":", 1)[1])
-        self.servers[index] = servers.start_server(self.data_dir, self.env, port=port)
+        self.servers[index] = servers.start_server(self.data_dir, self.env, port=port, timeout=READY_WITHIN * 2)
         with self.lock:
             self.figures.kills += 1
         self.close(outage)
