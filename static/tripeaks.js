@@ -176,8 +176,15 @@
     clearTimeout(slot.timer);
     slot.give(update);
   }
+  // The card on the waste now stays under the one coming to it: its picture is held below the
+  // flying cards (static/tripeaks.css, "under"), not on top of them.
+  function bury() {
+    var waste = $("waste-card");
+    if (waste) waste.classList.add("under");
+  }
   function startEarly() {
     if (early || !start) return;
+    bury();
     var slot = {};
     var gate = new Promise(function (resolve) { slot.give = resolve; });
     slot.transition = start(function () { return gate.then(function (update) { return update && update(); }); });
@@ -188,7 +195,7 @@
   if (start) {
     document.startViewTransition = function (update) {
       var transition;
-      if (early) { transition = early.transition; hand(early, update); } else transition = start(update);
+      if (early) { transition = early.transition; hand(early, update); } else { bury(); transition = start(update); }
       flight = transition;
       quiet(transition);
       transition.finished.then(function () { if (flight === transition) flight = null; }, function () {});

@@ -127,7 +127,39 @@ def test_forced_colors_keep_face_down_cards_solid_and_the_hint_marked(new_page) 
     page.click("#hint")
     expect(page.locator(".hinted")).to_have_count(1)
     outline = page.locator(".hinted").evaluate("e => getComputedStyle(e).outlineStyle")
-    assert outline == "solid"
+    assert outline == "dashed"
+
+
+RING = "e => { const s = getComputedStyle(e); return [s.outlineStyle, s.translate]; }"
+
+
+def test_the_hint_and_the_focus_differ_by_more_than_colour(new_page) -> None:  # type: ignore[no-untyped-def]
+    """Issue 30: the hint ring was the focus ring in gold. Now the hinted card stands raised in
+    a dashed ring, a focused card has a solid ring, and a hinted card with focus a double one:
+    in light and dark schemes and in forced colours."""
+    for options in ({"color_scheme": "light"}, {"color_scheme": "dark"}, {"forced_colors": "active"}):
+        page = new_page(**options)
+        reach(page, "start")
+        page.click("#hint")
+        hinted = page.locator(".hinted")
+        expect(hinted).to_have_count(1, timeout=30_000)
+        settle(page)
+        style, lift = hinted.evaluate(RING)
+        assert style == "dashed" and lift not in ("none", "0px"), (options, style, lift)
+        if hinted.get_attribute("id") == "stock":
+            other = page.locator("#peaks button.card.face").first
+        else:
+            other = page.locator("#peaks button.card.face:not(.hinted)").first
+        other.focus()
+        page.keyboard.press("ArrowRight")  # focus by keyboard: the ring a keyboard player sees
+        page.keyboard.press("ArrowLeft")
+        focused = page.locator(":focus")
+        if "hinted" in (focused.get_attribute("class") or ""):
+            assert focused.evaluate(RING)[0] == "double", options
+            page.keyboard.press("ArrowRight")
+            focused = page.locator(":focus")
+        style, lift = focused.evaluate(RING)
+        assert style == "solid" and lift in ("none", "0px"), (options, style, lift)
 
 
 # -- keyboard ----------------------------------------------------------------------------------

@@ -11,18 +11,29 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
+from app.engine import DRAW
 from tests.browser.conftest import SCREENSHOTS, screenshot
 from tests.browser.states import (
     BROWSER_LOCALES,
     PLAYED,
     STATES,
     VIEWS,
+    game_id,
     not_fitting,
+    post_line,
     reach,
     settle,
     sideways,
 )
-from tests.support import blocked_by_drawing
+from tests.support import blocked_by_drawing, won_deal
+
+BOARD = """() => [...document.querySelectorAll('#peaks > .card, #peaks > .slot, #stock, #waste')]
+  .map(e => { const r = e.getBoundingClientRect(); return [e.id, ...[r.x, r.y, r.width, r.height].map(Math.round)]; })"""
+"""Where every position of the peaks, the stock and the waste is, and how big."""
+
+OFFERED = ["#result-title", "#result-tally", "#outlook", "#review-game",
+           "#result .share > summary", "#deal-difficulty", "#announcement", "#result .result-actions .button"]
+"""What an ended game's result box offers: every one must be reachable (scrolled to, if need be)."""
 
 DIALOG = ["#new-game", "#deal", "#cancel-new-game", "#code-input", "input[name=rules]"]
 
@@ -133,3 +144,57 @@ def test_the_board_does_not_shrink_again_when_the_outlook_comes(new_page) -> Non
     settle(page)
     sizes = page.evaluate("window.sizes")
     assert len(sizes) <= 2, sizes  # the first size, then the one with the box
+
+
+def end_game(page, code: str, line: tuple[int, ...]) -> list[object]:  # type: ignore[no-untyped-def]
+    """Play a deal to one move before its end, then the last move by mouse; the board before it."""
+    page.goto(f"/g/{code}")
+    page.request.post(f"/games/{game_id(page)}/restart", max_redirects=0)
+    page.goto(f"/g/{code}")
+    post_line(page, line[:-1])
+    page.goto(f"/g/{code}")
+    settle(page)
+    before: list[object] = page.evaluate(BOARD)
+    page.click("#stock" if line[-1] == DRAW else f"#card-{line[-1]}")
+    expect(page.locator("#result")).to_be_visible()
+    expect(page.locator("#outlook")).not_to_be_empty(timeout=60_000)  # the solver's answer
+    settle(page)
+    return before
+
+
+def test_the_cards_keep_their_size_and_place_when_a_game_ends(new_page) -> None:  # type: ignore[no-untyped-def]
+    """Issue 30: the result box lies over the table, so the last move leaves every card, the
+    stock and the waste where they were (a second tap on the stock never opens the review), even
+    when the box's share link opens; everything the box offers is reachable at every size."""
+    won, won_line = won_deal()
+    ends = {"won": (won.text(), won_line), "blocked": (blocked_by_drawing().text(), (DRAW,) * 23)}
+    problems = []
+    for lang, locale in BROWSER_LOCALES.items():
+        page = new_page(locale=locale, reduced_motion="reduce")
+        for view, size in VIEWS.items():
+            page.set_viewport_size(size)
+            for state, (code, line) in ends.items():
+                before = end_game(page, code, line)
+                if page.evaluate(BOARD) != before:
+                    problems.append((lang, view, state, "the board moved when the game ended"))
+                for selector in OFFERED:
+                    found = page.locator(selector)
+                    if selector == "#announcement" and not found.count():
+                        continue
+                    found.first.scroll_into_view_if_needed()
+                    problems.extend((lang, view, state, *p) for p in not_fitting(page, [selector]))
+                stock = page.locator("#stock").bounding_box()
+                assert stock
+                hit = page.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('#stock') !== null",
+                                    [stock["x"] + stock["width"] / 2, stock["y"] + stock["height"] / 2])
+                if not hit:
+                    problems.append((lang, view, state, "the box covers the stock"))
+                page.locator("#result .share > summary").click()
+                expect(page.locator("#share-review-url")).to_be_visible()
+                if page.evaluate(BOARD) != before:
+                    problems.append((lang, view, state, "the board moved when the share link opened"))
+                page.locator("#result .share > summary").click()
+                page.locator("#result").evaluate("e => e.scrollTop = 0")
+                SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SCREENSHOTS / f"{lang}-end-{state}-{view}.png"), caret="initial")
+    assert problems == [], "\n".join(map(str, problems))

@@ -125,3 +125,60 @@ def test_a_flight_starts_with_the_request_and_the_board_updates_as_it_starts(new
     page.locator(f"#card-{game.playable_positions()[0]}").click()
     expect(page.locator("#moves")).to_have_text("1")
     assert page.evaluate("window.seen") == {"atAnswer": True, "atUpdate": True}
+
+
+AT = """async ([names, fraction]) => {
+  // Wait for the flight, hold every animation of it at a fraction of its time, and read the
+  // pictures' styles: z-index of each group, opacity and transform of the old and new images.
+  let all = [];
+  for (let i = 0; i < 400 && !all.length; i++) {
+    all = document.getAnimations().filter(a => (a.effect && a.effect.pseudoElement || '').startsWith('::view-transition'));
+    if (!all.length) await new Promise(r => requestAnimationFrame(r));
+  }
+  if (!all.length) return null;
+  for (const a of all) { a.pause(); a.currentTime = 220 * fraction; }
+  const out = {};
+  for (const name of names) {
+    const read = (part) => { const s = getComputedStyle(document.documentElement, `::view-transition-${part}(${name})`);
+                             return {z: s.zIndex, opacity: s.opacity, transform: s.transform}; };
+    out[name] = {group: read('group'), old: read('old'), new: read('new')};
+  }
+  for (const a of all) a.finish();
+  return out;
+}"""
+
+
+def test_a_card_travels_on_top_of_the_waste_and_a_drawn_card_turns_over(new_page) -> None:  # type: ignore[no-untyped-def]
+    """Issue 30: the card coming to the waste flies above the card already there (once it slid
+    under it and jumped on top at the end), and a drawn card leaves the stock face down and
+    turns over on its way, never half transparent."""
+    page = new_page()
+    game = fresh(page, CODE)
+    waste = f"c-{game.waste.text()}" if game.waste else ""
+    position = game.playable_positions()[0]
+    moving = f"c-{game.deal.tableau[position].text()}"
+    page.locator(f"#card-{position}").click()
+    seen = page.evaluate(AT, [[moving, waste], 0.5])
+    assert seen is not None, "no flight"
+    assert int(seen[moving]["group"]["z"]) > int(seen[waste]["group"]["z"]), seen
+    expect(page.locator("#moves")).to_have_text("1")
+    settle(page)
+    # A draw: early in the flight the back narrows (the face not shown yet); late, the face
+    # opens, wholly opaque.
+    count = int(page.locator("#stock-count").inner_text())
+    name = f"s-{count}"
+    page.click("#stock")
+    early = page.evaluate(AT, [[name], 0.25])
+    assert early is not None, "no flight for the draw"
+    assert early[name]["new"]["transform"] in ("matrix(0, 0, 0, 1, 0, 0)",), early
+    assert early[name]["old"]["transform"] not in ("none", "matrix(1, 0, 0, 1, 0, 0)"), early
+    expect(page.locator("#moves")).to_have_text("2")
+    settle(page)
+    page.click("#undo")
+    expect(page.locator("#stock-count")).to_have_text(str(count))
+    settle(page)
+    page.click("#stock")
+    late = page.evaluate(AT, [[name], 0.8])
+    assert late is not None
+    assert float(late[name]["new"]["opacity"]) == 1.0, late
+    assert late[name]["new"]["transform"] != "matrix(0, 0, 0, 1, 0, 0)", late
