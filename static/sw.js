@@ -5,8 +5,21 @@
 "use strict";
 var SETUP = self.TRIPEAKS, CACHE = "tripeaks-" + SETUP.version;
 
+// Only navigations and static files come to this worker. Everything else (a move, any htmx
+// request, the API) goes straight to the network without waking it (the static routing API;
+// a browser without it runs the fetch handler below, which lets such requests through).
+var ROUTES = [{
+  condition: { not: { or: [{ requestMode: "navigate" }, { urlPattern: "/static/*" }, { urlPattern: SETUP.offline }] } },
+  source: "network"
+}];
+
 self.addEventListener("install", function (event) {
-  event.waitUntil(caches.open(CACHE).then(function (cache) { return cache.addAll(SETUP.keep); })
+  var routed = Promise.resolve();
+  try {
+    if (event.addRoutes) routed = event.addRoutes(ROUTES).catch(function () {});
+  } catch (e) { /* routes this browser does not understand: the fetch handler does it all */ }
+  event.waitUntil(routed.then(function () { return caches.open(CACHE); })
+    .then(function (cache) { return cache.addAll(SETUP.keep); })
     .then(function () { return self.skipWaiting(); }));
 });
 
@@ -15,6 +28,10 @@ self.addEventListener("activate", function (event) {
     return Promise.all(names.filter(function (name) {
       return name.indexOf("tripeaks-") === 0 && name !== CACHE;
     }).map(function (name) { return caches.delete(name); }));
+  }).then(function () {
+    // A page's request leaves while the worker starts, not after.
+    var preload = self.registration.navigationPreload;
+    return preload ? preload.enable() : null;
   }).then(function () { return self.clients.claim(); }));
 });
 
@@ -39,6 +56,7 @@ self.addEventListener("fetch", function (event) {
     event.respondWith(fetch(request).then(function (response) { return keep(SETUP.offline, response); },
       function () { return caches.match(SETUP.offline); }));
   } else if (request.mode === "navigate") {
-    event.respondWith(fetch(request).catch(function () { return caches.match(SETUP.offline); }));
+    event.respondWith(Promise.resolve(event.preloadResponse).then(function (early) { return early || fetch(request); })
+      .catch(function () { return caches.match(SETUP.offline); }));
   }
 });
