@@ -13,9 +13,11 @@ or not (see :mod:`tests.chaos.soak`).
 
 from __future__ import annotations
 
+import math
 import random
 import re
 import threading
+import time
 from typing import TYPE_CHECKING, Final
 
 import httpx
@@ -237,3 +239,48 @@ class RacerPlayer(ApiPlayer):
     def deal(self) -> None:
         self.racing = False  # the race game is over, or played long enough: ordinary games now
         super().deal()
+
+
+class StreamWatcher:
+    """A racer's live stream of the race (``/races/<id>/events``) on one server, held open all
+    along, and opened again whenever it ends (as the page's ``hx-sse`` does)."""
+
+    def __init__(self, soak: Soak, racer: RacerPlayer, server: str) -> None:
+        self.soak, self.server = soak, server
+        self.url = f"{server}/races/{racer.race_id}/events"
+        self.cookies = httpx.Cookies(racer.client.cookies)
+        self.events: list[float] = []
+        """When each message came."""
+        self.ended: list[float] = []
+        """When the stream ended, or could not be opened."""
+
+    def run(self) -> None:
+        # Reads wait at most past FastAPI's keep-alive comment (every 15 s).
+        with httpx.Client(timeout=httpx.Timeout(10, read=40), cookies=self.cookies) as client:
+            while not self.soak.stopping.is_set():
+                start = time.monotonic()
+                status = None
+                try:
+                    with client.stream("GET", self.url) as response:
+                        status = response.status_code
+                        if status == 200:
+                            for line in response.iter_lines():
+                                if line.startswith("id:"):
+                                    self.events.append(time.monotonic())
+                                if self.soak.stopping.is_set():
+                                    return
+                except httpx.HTTPError:
+                    pass
+                if self.soak.stopping.is_set():
+                    return
+                self.ended.append(time.monotonic())
+                self.soak.stream_ended(self.server, start, status)
+                self.soak.stopping.wait(PAUSE * 2)  # the page's hx-sse waits too before it opens it again
+
+    def problems(self) -> list[str]:
+        """Every end followed by a message (the stream came back), and a message at all."""
+        found = [] if self.events else [f"the race's stream on {self.server} never sent a message"]
+        last = self.events[-1] if self.events else -math.inf
+        found += [f"the race's stream on {self.server} ended at {end - self.soak.started:.1f} s and never came back"
+                  for end in self.ended if end > last]
+        return found

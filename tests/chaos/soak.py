@@ -18,7 +18,9 @@ worked out as a client would, never by the server's serializer), and classifies 
 * inside an outage of the store (disk, database): 5xx only as 503 with ``Retry-After``;
 * ``/healthz`` 200 throughout, except while that server was dead;
 * ``/readyz`` 503 in each outage of the store, 200 again within seconds of its end, and 503
-  nowhere else.
+  nowhere else;
+* with racers: the race room shows each racer's game as its log says, and the race's live
+  stream, held open on every server, ends only in an outage and always comes back.
 
 Servers are ``tests/servers.py``'s; the disk and the private PostgreSQL cluster are the fault
 tests' (``tests/security/test_faults.py``).
@@ -39,7 +41,7 @@ import httpx
 
 from app.engine import Game, GameCode
 from tests import servers
-from tests.chaos.players import Action, ApiPlayer, PagePlayer, Player, RacerPlayer
+from tests.chaos.players import Action, ApiPlayer, PagePlayer, Player, RacerPlayer, StreamWatcher
 from tests.security.test_faults import PrivatePostgres, fill
 from tests.store.test_servers import apply, mismatches
 
@@ -106,6 +108,8 @@ class Figures:
     five_xx_inside: int = 0
     five_xx_outside: int = 0
     ready_after: list[float] = field(default_factory=list)
+    stream_messages: int = 0
+    stream_ends: int = 0
 
     def lines(self) -> list[str]:
         slowest = max(self.ready_after, default=0.0)
@@ -119,6 +123,8 @@ class Figures:
             f"{self.five_xx_outside} outside",
             f"/readyz 200 again at most {slowest:.1f} s after a fault ended",
             "answers: " + ", ".join(f"{k} {v}" for k, v in sorted(self.answers.items())),
+            *([f"race streams: {self.stream_messages} messages; ended {self.stream_ends} times "
+               "(outages), each time back"] if self.stream_messages else []),
         ]
 
 
@@ -154,11 +160,15 @@ class Soak:
         """Each race room's racers' games."""
         self.players: list[Player] = [ApiPlayer(self, i, seed) for i in range(api_players)]
         self.players += [PagePlayer(self, api_players + i, seed) for i in range(page_players)]
+        self.watchers: list[StreamWatcher] = []
         if racers:
-            self.players += self.race([RacerPlayer(self, len(self.players) + i, seed) for i in range(racers)])
+            racing = self.race([RacerPlayer(self, len(self.players) + i, seed) for i in range(racers)])
+            self.players += racing
+            self.watchers = [StreamWatcher(self, racing[i % racers], url) for i, url in enumerate(self.urls)]
         self.threads = [threading.Thread(target=p.run, daemon=True) for p in self.players]
         self.threads.append(threading.Thread(target=self.monitor, daemon=True))
-        for thread in self.threads:
+        self.streams = [threading.Thread(target=w.run, daemon=True) for w in self.watchers]
+        for thread in [*self.threads, *self.streams]:
             thread.start()
 
     def race(self, racers: list[RacerPlayer]) -> list[RacerPlayer]:
@@ -202,6 +212,12 @@ class Soak:
                 retry = int(response.headers.get("retry-after", "0") or 0) > 0
                 self.answers.append(Answer(what, server, start, end, response.status_code, retry))
         return response
+
+    def stream_ended(self, server: str, start: float, status: int | None) -> None:
+        """A race's stream ended, or could not be opened (``status``: its answer, if any)."""
+        with self.lock:
+            self.figures.answers["stream ended"] += 1
+            self.answers.append(Answer("stream", server, start, time.monotonic(), status))
 
     def acknowledged(self, game_id: str, action: Action, *, answered: bool = True) -> None:
         with self.lock:
@@ -353,6 +369,10 @@ class Soak:
                                           [games[g] for g in game_ids])
         self.figures.games = len(self.log)
         problems += self.classify()
+        for watcher in self.watchers:
+            problems += watcher.problems()
+            self.figures.stream_messages += len(watcher.events)
+            self.figures.stream_ends += len(watcher.ended)
         for outage in self.outages:
             if outage.kind != "kill" and not outage.not_ready_seen:
                 problems.append(f"/readyz never said 503 during a {outage.kind} outage")
@@ -369,6 +389,11 @@ class Soak:
             elif answer.what == "/readyz":
                 if answer.status != 200 and outage is None:
                     problems.append(f"{where}: /readyz {answer.status} outside an outage")
+            elif answer.what == "stream":
+                if outage is None:
+                    problems.append(f"{where}: the race's stream ended ({answer.status or 'no answer'}) outside an outage")
+                elif answer.status not in (None, 200, 503) and outage.kind != "kill":
+                    problems.append(f"{where}: the race's stream answered {answer.status} in a {outage.kind} outage")
             elif outage is None:
                 self.figures.five_xx_outside += answer.status is not None
                 problems.append(f"{where}: {answer.status or 'no answer'} outside an outage")

@@ -69,8 +69,8 @@ def test_two_servers_and_a_race_lose_nothing_when_the_database_stops(
 ) -> None:
     """PostgreSQL, a private cluster: two servers, the players on both, and a race of three
     racers joined on both; the database stopped and started twice, and one server SIGKILLed
-    between. The race room and every racer's game survive (the race's streams are not on main
-    yet: nothing of them is checked here)."""
+    between. The race room and every racer's game survive, and the race's live stream, held open
+    on each server, comes back after every end (``soak.StreamWatcher``)."""
     soak = Soak(tmp_path / "data", {"TRIPEAKS_DATABASE_URL": private_postgres.url}, server_count=2,
                 api_players=2, page_players=2, racers=3, seed=3)
     try:
