@@ -17,3 +17,13 @@ document.addEventListener("click", function (event) {
     if (input) { input.focus(); input.select(); }
   }
 });
+
+// htmx sets the page up a moment after it loads (a timer), and the SSE extension loads after
+// it: when a slow fetch of the extension let htmx set the page up first, the extension never
+// saw the race's section. Then ask htmx to set the section up again, now with the extension.
+(function () {
+  var section = document.getElementById("race"), probe = document.querySelector("[hx-post]");
+  if (section && probe && probe._htmx && !(section._htmx && section._htmx.sse) && window.htmx) {
+    window.htmx.process(section);
+  }
+})();

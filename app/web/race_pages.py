@@ -134,6 +134,13 @@ async def race_page(
     return pages.page("race_lobby.html", context)
 
 
+@router.get("/races/{race_id}/page", name="race_view_changed")
+async def view_changed(race_id: RaceIdPath) -> Response:
+    """What the live part asks for when the page shows a view that is no longer the right
+    one (the deal came, or the next round was dealt): a whole new page (``HX-Redirect``)."""
+    return Response(status_code=204, headers={"HX-Redirect": f"/race/{race_id}", "Vary": "HX-Request"})
+
+
 @router.post("/races", name="new_race")
 async def new_race(
     store: StoreDep, player: PlayerDep, code: Annotated[str | None, Form(max_length=500)] = None

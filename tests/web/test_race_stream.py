@@ -56,7 +56,7 @@ def test_a_rivals_move_reaches_the_stream_and_no_card_ever_does(server: LiveServ
     assert maker.post(f"/api/races/{race_id}/start").status_code == 200
     counted = [stream.until(re.compile(r'id="race-countdown"[^>]*>\d')).data for _ in range(1)]
     dealt = stream.until("race-reload")  # the lobby page is told to load the board
-    assert 'hx-get="/race/' in dealt.data and "race-strip" in dealt.data
+    assert f"/races/{race_id}/page" in dealt.data and "race-strip" in dealt.data
 
     delays = []
     for action in line[:12]:
