@@ -10,12 +10,14 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import DESKTOP, PHONE, screenshot
-from tests.browser.states import BROWSER_LOCALES, settle
+from tests.browser.states import BROWSER_LOCALES, VIEWS, not_fitting, settle
 
 CODE = "TP1-E-AAAAAAB"
 THROWN = "22.19.21.d.12.18.d.d.d.d.20.d.d.d.10.d.11.d.d.9.23.25.d.3.d.13.d.d.d.d.d.d.d.d.d.4.0.d.27"
 LAST = len(THROWN.split("."))
 LANDSCAPE = {"width": 844, "height": 390}
+REVIEWED = [".replay-step .card.face", "#stock", "#waste", "#first", "#back", "#forward", "#last", "#step-slider",
+            "#track", "#point-of-no-return", "#step-number"]
 
 
 @pytest.fixture(autouse=True)
@@ -105,3 +107,40 @@ def test_the_review_fits_and_every_text_has_contrast(new_page, lang: str) -> Non
             if scheme == "light":
                 screenshot(page, f"review-{viewport['width']}-{lang}")
     assert low == [], "\n".join(map(str, low))
+    # Issue 30: the whole review in view at every size (the cards, the stock and the waste, the
+    # step buttons, the slider and the track), with no scrolling.
+    page = new_page(DESKTOP, locale=BROWSER_LOCALES[lang], extra_http_headers={"Accept-Language": lang})
+    page.goto(f"/replay/{CODE}/{THROWN}?step=23")
+    expect(page.locator("#no-return-mark")).to_be_visible()
+    outside = []
+    for view, size in VIEWS.items():
+        page.set_viewport_size(size)
+        settle(page)
+        outside.extend((view, *p) for p in not_fitting(page, REVIEWED))
+        screenshot(page, f"review-fit-{lang}-{view}")
+    assert outside == [], "\n".join(map(str, outside))
+
+
+def test_every_arrow_press_moves_exactly_one_step(new_page) -> None:  # type: ignore[no-untyped-def]
+    """Issue 30: five quick ArrowRight presses once moved two steps (each press followed the
+    Forward link still shown). Now each press counts from the step the last one asked for,
+    with motion on; and so do quick clicks on Forward and Back."""
+    page = new_page(DESKTOP)
+    page.goto(f"/replay/{CODE}/{THROWN}?step=3")
+    step = page.locator("#step-number")
+    expect(step).to_have_text("3")
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    expect(step).to_have_text("8")
+    expect(page).to_have_url(re.compile(r"step=8$"))
+    for _ in range(3):
+        page.keyboard.press("ArrowLeft")
+    expect(step).to_have_text("5")
+    settle(page)
+    forward = page.locator("#forward").bounding_box()
+    assert forward
+    for _ in range(4):  # a mouse player clicking where Forward is, as fast as the mouse goes
+        page.mouse.click(forward["x"] + forward["width"] / 2, forward["y"] + forward["height"] / 2)
+    expect(step).to_have_text("9")
+    settle(page)
+    expect(step).to_have_text("9")
