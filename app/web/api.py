@@ -19,12 +19,24 @@ from fastapi import APIRouter, Body, HTTPException, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from app.engine import STANDARD, CodeError, Game, GameCode, RefusedAction, Rules, VariantError, Variants
+from app.engine import (
+    STANDARD,
+    CodeError,
+    Game,
+    GameCode,
+    Refusal,
+    RefusedAction,
+    Rules,
+    VariantError,
+    Variants,
+)
 from app.i18n import current_locale
 from app.store import GameStore, StoredGame
 from app.web.clock import timed
-from app.web.deps import GameIdPath, StoreDep
+from app.web.daily import daily_key, day_of_page, today
+from app.web.deps import GameIdPath, PlayerDep, StoreDep
 from app.web.races import check_move, moved
+from app.web.solving import hint_for
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -176,8 +188,14 @@ async def apply(
 
 
 @router.post("/games", status_code=201, response_model=GameState, responses={422: {}})
-def create_game(store: StoreDep, body: Annotated[NewGame | None, Body()] = None) -> GameState:
+def create_game(
+    request: Request, store: StoreDep, player: PlayerDep, body: Annotated[NewGame | None, Body()] = None
+) -> GameState:
     """Deal a game: a given code, or a random deal of the given rules and variants.
+
+    The day's daily deal (its code, ``GET /api/daily``) begins the player's ranked attempt,
+    as the page does, when it is their first game of it that day (the player is the one of
+    the cookie this request carries); a later one is practice.
 
     A bad code, or a word in ``variants`` that names no variant, is a 422 saying why;
     nothing is stored."""
@@ -193,7 +211,11 @@ def create_game(store: StoreDep, body: Annotated[NewGame | None, Body()] = None)
         except VariantError as error:
             raise HTTPException(422, str(error)) from None
         code = GameCode.random(Rules.from_word(body.rules or "easy"), variants)
-    return game_state(store.create(Game(code), None))
+    stored = store.create(Game(code), None)
+    day = day_of_page(daily_key(request), code)
+    if day is not None:
+        store.begin_attempt(day, player, stored, late=day != today())
+    return game_state(stored)
 
 
 @router.get("/games/{game_id}", response_model=GameState, responses={404: {"model": Problem}})
@@ -219,3 +241,36 @@ async def draw(request: Request, game_id: GameIdPath, store: StoreDep) -> GameSt
 async def undo(request: Request, game_id: GameIdPath, store: StoreDep) -> GameState | JSONResponse:
     """Take back the latest removal or draw."""
     return await apply(request, store, game_id, lambda game: game.undo())
+
+
+class HintOut(BaseModel):
+    action: Literal["remove", "draw", "undo"] | None = Field(
+        description="remove the card at `position`, draw, or undo `undos` times to a position"
+        " that can still be won; null: no line wins this deal"
+    )
+    position: int | None = None
+    undos: int | None = None
+
+
+@router.post("/games/{game_id}/hint", response_model=HintOut, responses=REFUSAL_RESPONSES)
+def give_hint(game_id: GameIdPath, store: StoreDep) -> HintOut | JSONResponse:
+    """A hint, as the page's Hint gives one to a player: an action on a winning line (towards
+    the best score), or how many undos lead back to a position that can be won. Counted
+    with the game's hints, as the page's are (a daily attempt with a hint ranks after
+    those without)."""
+    stored = store.get(game_id)
+    if stored is None:
+        raise HTTPException(404, "No such game")
+    if stored.game.is_over:
+        message = current_locale().refusal_message(Refusal.GAME_OVER)
+        body = Refused(error=Refusal.GAME_OVER.value, message=message)
+        return JSONResponse(body.model_dump(), status_code=409)
+    advice = hint_for(stored.game)
+    store.update(game_id, lambda game: game.count_hint())
+    if advice.action is not None:
+        if advice.action.position is None:
+            return HintOut(action="draw")
+        return HintOut(action="remove", position=advice.action.position)
+    if advice.undos_to_winnable:
+        return HintOut(action="undo", undos=advice.undos_to_winnable)
+    return HintOut(action=None)

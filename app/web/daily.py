@@ -1,36 +1,135 @@
-"""The daily deal's label: "Daily deal · December 1, 2026 · next in 5 hr, 12 min".
+"""The daily challenge as the pages see it: which day a deal is, what may be shown, the words.
 
-A day's deal is :meth:`GameCode.daily` of its date in UTC (``/daily`` deals today's).
-A game is labelled when its code is today's deal, or yesterday's (a game begun before
-midnight); only today's says how long until the next one.
+A day's deal is :func:`app.engine.daily.daily_code` of its UTC date, keyed with the
+installation's secret key (:meth:`Settings.signing_key`). Finding it runs the solver (a
+few tenths of a second, once per day and process), so only page routes (in threads) ask
+for a day's code (:func:`code_of`); a move's blocks only look up the days already found
+(:func:`known_day`).
+
+No spoilers (:func:`answers_open`): for the day's deal, the record holder's line, hindsight
+and par wait until the player's attempt has ended or the day is over; for every deal,
+"watch" and hindsight wait until the player's own game of it has ended.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from dataclasses import dataclass
-from functools import lru_cache
+from typing import Final
 
 from babel.dates import format_date
 from babel.lists import format_list
+from babel.numbers import format_decimal
 from babel.units import format_unit
+from fastapi import Request
 
-from app.engine import GameCode
+from app.engine import Game, GameCode, Status
+from app.engine.daily import band, daily_code
 from app.i18n import current_locale
+from app.store import GameStore
+from app.store.attempts import Attempt
+from app.web import clock
+
+_KNOWN: dict[tuple[bytes, str], dt.date] = {}
+"""Day of each daily code found in this process, by key and code text."""
+_KNOWN_LOCK: Final = threading.Lock()
 
 
-@lru_cache(maxsize=8)
-def _daily_text(day: dt.date) -> str:
-    return GameCode.daily(day).text()
+def daily_key(request: Request) -> bytes:
+    """The installation's secret key, as the day's deals are keyed (read once per app)."""
+    state = request.app.state
+    key: bytes | None = getattr(state, "daily_key", None)
+    if key is None:
+        key = state.settings.signing_key().encode("utf-8")
+        state.daily_key = key
+    return key
 
 
-@dataclass(frozen=True, slots=True)
-class DailyView:
-    day: dt.date
-    date_text: str
-    """The date in the page's language: "December 1, 2026", "1 בדצמבר 2026"."""
-    next_in: str | None
-    """Until the next daily deal, for today's deal: "5 hr, 12 min"; else ``None``."""
+def today() -> dt.date:
+    """Today in UTC, by the web layer's clock."""
+    return dt.datetime.fromtimestamp(clock.now(), dt.UTC).date()
+
+
+def code_of(key: bytes, day: dt.date) -> GameCode:
+    """The deal of ``day`` (runs the solver the first time: call it from a thread)."""
+    code = daily_code(key, day)
+    with _KNOWN_LOCK:
+        _KNOWN[(key, code.text())] = day
+    return code
+
+
+def known_day(key: bytes, code: GameCode) -> dt.date | None:
+    """The day whose deal ``code`` is, when this process has found that day's deal."""
+    with _KNOWN_LOCK:
+        return _KNOWN.get((key, code.text()))
+
+
+def day_of_page(key: bytes, code: GameCode) -> dt.date | None:
+    """For a page (in a thread): the day of ``code`` when it is today's or yesterday's deal
+    (both found now if need be), or another day's this process has found."""
+    now = today()
+    for day in (now, now - dt.timedelta(days=1)):
+        if code_of(key, day) == code:
+            return day
+    return known_day(key, code)
+
+
+def parse_day(text: str) -> dt.date | None:
+    """A ``YYYY-MM-DD`` date, strictly (``None``: not one)."""
+    if len(text) != 10 or not text.isascii() or text[4] != "-" or text[7] != "-":
+        return None
+    if not (text[:4] + text[5:7] + text[8:]).isdigit():
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def answers_open(store: GameStore, player: str, code: GameCode, day: dt.date | None) -> bool:
+    """Whether the deal's answers (the record holder's line, hindsight, par) may be offered
+    to ``player``: for a day's deal whose day is not over, once their attempt has ended;
+    for every deal, once their own latest game of it has ended (or they have none)."""
+    if day is not None and not store.day_over(day):
+        attempt = store.attempt(day, player)
+        if attempt is None or not attempt.ended:
+            return False
+    own = store.find(player, code)
+    return own is None or own.game.status is not Status.PLAYING
+
+
+# -- the words --------------------------------------------------------------------------------
+
+
+def date_words(day: dt.date, lang: str) -> str:
+    """The date in full: "Thursday, December 3, 2026"."""
+    return format_date(day, format="full", locale=lang)
+
+
+def short_date(day: dt.date, lang: str) -> str:
+    """The date as the share text writes it: "Thu, Dec 3, 2026"."""
+    return format_date(day, format="EEE d MMM y", locale=lang)
+
+
+def number(n: int, lang: str) -> str:
+    return format_decimal(n, locale=lang)
+
+
+def standing_words(rank: int, ranked: int) -> str:
+    """"12th of 340", by the language's ordinal rules (CLDR, through Babel)."""
+    words = current_locale()
+    lang = words.code
+    import babel
+
+    form = babel.Locale.parse(lang).ordinal_form(rank)
+    values = {"rank": number(rank, lang), "count": number(ranked, lang)}
+    texts = {
+        "one": words.pgettext("ordinal one", "%(rank)sst of %(count)s"),
+        "two": words.pgettext("ordinal two", "%(rank)snd of %(count)s"),
+        "few": words.pgettext("ordinal few", "%(rank)srd of %(count)s"),
+    }
+    return texts.get(form, words.pgettext("ordinal other", "%(rank)sth of %(count)s")) % values
 
 
 def until_next(at: dt.datetime, lang: str) -> str:
@@ -46,13 +145,40 @@ def until_next(at: dt.datetime, lang: str) -> str:
     return format_list(parts, style="unit-short", locale=lang)
 
 
-def daily_deal(code: GameCode, at: dt.datetime | None = None) -> DailyView | None:
-    """The label of a daily deal's game, or ``None`` for any other deal."""
-    at = at or dt.datetime.now(dt.UTC)
+@dataclass(frozen=True, slots=True)
+class DailyView:
+    """The daily deal's label on the game page."""
+
+    day: dt.date
+    date_text: str
+    """The date in the page's language: "Thursday, December 3, 2026"."""
+    difficulty: str
+    """The day's band in the page's language."""
+    next_in: str | None
+    """Until the next daily deal, for today's deal: "5 hr, 12 min"; else ``None``."""
+    practice: bool
+    """A later game of the deal than the player's attempt: it never changes the ranking."""
+    late: bool
+    """The player's game of a past day, begun after it: never ranked."""
+
+
+def daily_view(
+    day: dt.date, attempt: Attempt | None, game_id: str, at: dt.datetime | None = None
+) -> DailyView:
+    from app.web.replay import difficulty_word
+
+    at = at or dt.datetime.fromtimestamp(clock.now(), dt.UTC)
     lang = current_locale().code
-    text = code.text()
-    for back, day in enumerate((at.date(), at.date() - dt.timedelta(days=1))):
-        if _daily_text(day) == text:
-            date_text = format_date(day, format="long", locale=lang)
-            return DailyView(day, date_text, until_next(at, lang) if back == 0 else None)
-    return None
+    return DailyView(
+        day,
+        date_words(day, lang),
+        difficulty_word(band(day)),
+        until_next(at, lang) if day == at.date() else None,
+        practice=attempt is not None and attempt.game_id != game_id,
+        late=attempt is not None and attempt.late and attempt.game_id == game_id,
+    )
+
+
+def peaks_marks(game: Game) -> str:
+    """▲ for each peak cleared, △ for each not: "▲▲△"."""
+    return "".join("▲" if cleared else "△" for cleared in game.peaks_cleared)

@@ -21,6 +21,7 @@ from app.store.base import GameStore, StoreUnavailable
 from app.store.factory import open_store
 from app.web import (
     api,
+    challenge,
     display,
     health,
     howto,
@@ -132,6 +133,7 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
     app.include_router(metrics.router)
     app.include_router(howto.router)
     app.include_router(replay.router)
+    app.include_router(challenge.router)
     app.include_router(install.router)
     app.include_router(display.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -10,7 +10,6 @@ in full: ``/g/<code>`` shows the player's own game of that deal.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Annotated, Any, Final, Literal
 
 from fastapi import APIRouter, Form, HTTPException, Request
@@ -30,6 +29,7 @@ from app.engine import (
 from app.engine.search.review import Difficulty
 from app.i18n import N_, current_locale
 from app.store import GameStore, StoredGame, VersionConflict
+from app.web.daily import answers_open, daily_key, daily_view, day_of_page, known_day, today
 from app.web.deps import (
     PagesDep,
     PlayerDep,
@@ -47,7 +47,7 @@ from app.web.players import read_cookies
 from app.web.records import announcement, record_line
 from app.web.render import Pages, is_htmx
 from app.web.replay import record_review
-from app.web.solving import deal_outlook, hint_for, is_proven_winnable, winnable_code
+from app.web.solving import Outlook, deal_outlook, hint_for, is_proven_winnable, winnable_code
 from app.web.variants import VARIANTS_COOKIE, variant_choices
 from app.web.views import Event, Happened
 
@@ -130,6 +130,11 @@ def game_context(
     what only the whole page writes (the share button, the New game window) is left out,
     about a sixth of a move's instructions, with the code cache (docs/performance.md)."""
     game = stored.game
+    ended = game.status is not Status.PLAYING
+    day = known_day(daily_key(request), game.code) if ended or not oob else None
+    attempt = store.attempt(day, player) if day is not None else None
+    # (Only the record line and an ended game's result box offer the deal's answers.)
+    opened = answers_open(store, player, game.code, day) if record or ended else False
     context: dict[str, Any] = {
         "request": request,
         "game_id": stored.id,
@@ -142,9 +147,12 @@ def game_context(
         "oob": oob,
         "announcement": announcement(store, stored),
         "record_line": record_line(store.deal_record(game.code), player) if record else "",
-        "record_review": record_review(store, game.code) if record else None,
-        # Once a game ends, what the deal allowed (the solver's answer, kept per deal).
-        "outlook": deal_outlook(game.code) if outlook and game.status is not Status.PLAYING else None,
+        "record_review": record_review(store, game.code) if record and opened else None,
+        # Once a game ends, what the deal allowed (the solver's answer, kept per deal); for
+        # the day's deal not before the player's attempt has ended (no spoilers).
+        "outlook": (deal_outlook(game.code) if opened else HIDDEN_OUTLOOK) if outlook and ended else None,
+        "answers_open": opened,
+        "daily": daily_view(day, attempt, stored.id) if day is not None else None,
     }
     if not oob:
         context.update(
@@ -157,6 +165,10 @@ def game_context(
         )
     context.update(extra)
     return context
+
+
+HIDDEN_OUTLOOK: Final = Outlook(None, None)
+"""What the result box says of the deal while its answers are not open: nothing."""
 
 
 def page_url(game: Game) -> str:
@@ -185,12 +197,6 @@ def home(store: StoreDep, player: PlayerDep) -> Response:
     return RedirectResponse(page_url(stored.game), status_code=303)
 
 
-@router.get("/daily", name="daily")
-def daily() -> Response:
-    code = GameCode.daily(dt.datetime.now(dt.UTC).date())
-    return RedirectResponse(f"/g/{code.text()}", status_code=303)
-
-
 @router.get("/g/{code}", name="deal_page")
 def deal_page(
     request: Request, code: str, store: StoreDep, pages: PagesDep, player: PlayerDep
@@ -208,6 +214,9 @@ def deal_page(
     if parsed.text() != code:
         return RedirectResponse(f"/g/{parsed.text()}", status_code=308)
     stored = deal_for(store, player, parsed)
+    day = day_of_page(daily_key(request), parsed)
+    if day is not None:  # a day's deal: the player's first game of it is their attempt
+        store.begin_attempt(day, player, stored, late=day != today())
     return pages.page(GAME_PAGE, game_context(request, pages, store, player, stored))
 
 

@@ -43,6 +43,7 @@ from app.store.base import (
     PlayerStats,
     StoredGame,
 )
+from app.web.challenge import StreaksOut, player_streaks, streaks_out
 from app.web.charts import stats_charts
 from app.web.deps import PagesDep, PlayerDep, StoreDep
 from app.web.replay import recent_games
@@ -184,6 +185,7 @@ class StatsOut(BaseModel):
 class PlayerOut(BaseModel):
     display_name: str | None
     stats: list[StatsOut]
+    daily: StreaksOut = Field(description="The daily challenge's streaks")
 
 
 class NameIn(BaseModel):
@@ -269,6 +271,7 @@ def get_my_stats(store: StoreDep, player: PlayerDep) -> PlayerOut:
     return PlayerOut(
         display_name=store.display_name(player),
         stats=[stats_out(s) for s in store.player_stats(player)],
+        daily=streaks_out(player_streaks(store, player)),
     )
 
 
@@ -309,6 +312,7 @@ def stats_context(
         "saved": saved,
         "recent_games": recent_games(store, player),
         "charts": stats_charts(lambda limit: store.recent_results(player, limit)),
+        "streaks": player_streaks(store, player),
         "oob": False,
     }
 

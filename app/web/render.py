@@ -31,7 +31,6 @@ from app.engine.layout import exposed_mask
 from app.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, current_locale
 from app.i18n.locale import CODE_EXAMPLE
 from app.web.clock import clock_text, duration_iso, game_clock
-from app.web.daily import daily_deal
 from app.web.sound import sound_of, sound_on
 from app.web.variants import game_label, variants_words
 from app.web.views import TABLEAU_ORDER, Slot, playable_cards
@@ -131,9 +130,9 @@ def make_environment() -> jinja2.Environment:
     env.filters["sentence"] = sentence
     env.filters["code_error_html"] = code_error_html
     env.globals["languages"] = tuple((code, LANGUAGE_NAMES[code]) for code in LANGUAGES)
-    # The run, the clock and the daily deal's label (app/web/clock.py, app/web/daily.py).
+    # The run and the clock (app/web/clock.py).
     env.globals.update(
-        game_clock=game_clock, clock_text=clock_text, duration_iso=duration_iso, daily_deal=daily_deal
+        game_clock=game_clock, clock_text=clock_text, duration_iso=duration_iso
     )
     env.globals.update(sound_of=sound_of, sound_on=sound_on)  # app/web/sound.py
     # The player's Display choice (app/web/display.py), imported here: it needs the renderer.

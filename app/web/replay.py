@@ -31,7 +31,8 @@ from app.engine.search.review import Difficulty, Review, deal_difficulty, review
 from app.i18n import current_locale
 from app.store import GameStore
 from app.store.base import GameResult
-from app.web.deps import PagesDep
+from app.web.daily import answers_open, daily_key, day_of_page
+from app.web.deps import PagesDep, PlayerDep, StoreDep
 from app.web.render import Pages, is_htmx
 from app.web.solving import analyses
 
@@ -172,10 +173,29 @@ def wants_blocks(request: Request) -> bool:
     )
 
 
-def bad_link_page(request: Request, pages: Pages, bad: BadLink) -> Response:
+def bad_link_page(request: Request, pages: Pages, bad: BadLink, status_code: int = 400) -> Response:
     context = {"request": request, "bad": bad, "tokens": bad.line_text.split(".") if bad.line_text else [],
                "oob": False}
-    return pages.page("replay_error.html", context, status_code=400)
+    return pages.page("replay_error.html", context, status_code=status_code)
+
+
+def withheld(request: Request, store: GameStore, player: str, code: GameCode, reveal: bool) -> BadLink | None:
+    """Why this review is not served to ``player`` (no spoilers, ``app.web.daily``), or ``None``:
+    no review of the day's deal before their attempt has ended or the day is over; no
+    hindsight of a deal while their own game of it is under way."""
+    day = day_of_page(daily_key(request), code)
+    if answers_open(store, player, code, day):
+        return None
+    words = current_locale()
+    if day is not None and not store.day_over(day):
+        message = words.gettext(
+            "The day's deal can be reviewed once your attempt has ended, or once the day is over."
+        )
+        return BadLink("not_yet", message)
+    if reveal:
+        message = words.gettext("Hindsight is offered once your game of this deal has ended.")
+        return BadLink("not_yet", message)
+    return None
 
 
 @router.get("/replay/{code}", name="replay_deal", include_in_schema=False)
@@ -183,10 +203,12 @@ def replay_deal(
     request: Request,
     code: str,
     pages: PagesDep,
+    store: StoreDep,
+    player: PlayerDep,
     step: Annotated[str | None, Query(max_length=20)] = None,
     reveal: Annotated[str | None, Query(max_length=5)] = None,
 ) -> Response:
-    return replay_page(request, code, "", pages, step, reveal)
+    return replay_page(request, code, "", pages, store, player, step, reveal)
 
 
 @router.get("/replay/{code}/{line}", name="replay", include_in_schema=False)
@@ -195,6 +217,8 @@ def replay_page(
     code: str,
     line: str,
     pages: PagesDep,
+    store: StoreDep,
+    player: PlayerDep,
     step: Annotated[str | None, Query(max_length=20)] = None,
     reveal: Annotated[str | None, Query(max_length=5)] = None,
 ) -> Response:
@@ -203,18 +227,22 @@ def replay_page(
     except BadLink as bad:
         return bad_link_page(request, pages, bad)
     revealed = reveal_on(reveal)
+    refused = withheld(request, store, player, found.code, revealed)
+    if refused is not None:
+        return bad_link_page(request, pages, refused, status_code=403)
     if found.code.text() != code:  # a lenient code: its canonical link
         asked = shown if step is not None else None
         return RedirectResponse(replay_url(found.code, found.line, asked, revealed), status_code=308)
+    hindsight = answers_open(store, player, found.code, day_of_page(daily_key(request), found.code))
     if not wants_blocks(request):
-        return pages.page(REPLAY_PAGE, replay_context(request, found, shown, revealed))
+        return pages.page(REPLAY_PAGE, replay_context(request, found, shown, revealed, hindsight=hindsight))
     blocks = ["step", "track"]  # the track out of band
     if request.headers.get("hx-source", "") != "form#slider-form":
         blocks.append("slider")  # out of band too; not while the slider itself is moved
     return pages.blocks(
         REPLAY_PAGE,
         blocks,
-        replay_context(request, found, shown, revealed, oob=True),
+        replay_context(request, found, shown, revealed, oob=True, hindsight=hindsight),
         headers={"HX-Push-Url": replay_url(found.code, found.line, shown, revealed)},
     )
 
@@ -252,13 +280,17 @@ def review_json(found: Review, reveal: bool) -> dict[str, Any]:
 
 
 @router.get("/api/replay/{code}", include_in_schema=False)
-def api_replay_deal(code: str, reveal: Annotated[str | None, Query(max_length=5)] = None) -> JSONResponse:
-    return api_replay(code, "", reveal)
+def api_replay_deal(
+    request: Request, code: str, store: StoreDep, player: PlayerDep,
+    reveal: Annotated[str | None, Query(max_length=5)] = None,
+) -> JSONResponse:
+    return api_replay(request, code, "", store, player, reveal)
 
 
 @router.get("/api/replay/{code}/{line}", tags=["api"])
 def api_replay(
-    code: str, line: str, reveal: Annotated[str | None, Query(max_length=5)] = None
+    request: Request, code: str, line: str, store: StoreDep, player: PlayerDep,
+    reveal: Annotated[str | None, Query(max_length=5)] = None,
 ) -> JSONResponse:
     """The review of a line on a deal: every step's verdict, the point of no return, par.
 
@@ -271,6 +303,10 @@ def api_replay(
     except BadLink as bad:
         body = {"error": bad.error, "message": bad.message, "index": bad.index}
         return JSONResponse(body, status_code=400)
+    refused = withheld(request, store, player, found.code, reveal_on(reveal))
+    if refused is not None:
+        body = {"error": refused.error, "message": refused.message, "index": None}
+        return JSONResponse(body, status_code=403)
     return JSONResponse(review_json(found, reveal_on(reveal)))
 
 

@@ -290,6 +290,24 @@ def howto_probes(ids: Ids) -> Iterator[Probe]:
     yield Probe("a body it does not read", "POST", "/settings/how-to-play", {"data": {"x": "y" * 5000}}, "any")
 
 
+BAD_DAYS = ("2026-13-01", "2026-02-30", "20261203", "2026-1-3", "%00", "9999-12-31", "0000-01-01", "x" * 300,
+            "2026-12-03%0d%0aSet-Cookie:x=1", "%D9%A2%D9%A0%D9%A2%D9%A6-12-03", "2026-12-03%2F..", "<script>")
+
+
+def day_probes(template: str) -> RouteProbes:
+    """Malformed dates (a 422), dates to come (a 404): nothing stored either way."""
+    def probes(ids: Ids) -> Iterator[Probe]:
+        for day in BAD_DAYS:
+            yield Probe(f"day {day[:30]!r}", "GET", template.replace("{day}", day))
+    return probes
+
+
+def month_probes(ids: Ids) -> Iterator[Probe]:
+    for month in ("2026-13", "9999-01", "26-12", "%00", "x" * 7, "2026-1"):
+        yield Probe(f"month {month!r}", "GET", f"/daily/calendar?month={month}")
+    yield Probe("a month too long", "GET", "/daily/calendar?month=" + "2" * 50)
+
+
 def plain(method: str, path: str, expect: Expect = "any") -> RouteProbes:
     def probes(ids: Ids) -> Iterator[Probe]:
         yield Probe("plain", method, path, expect=expect)
@@ -337,6 +355,11 @@ CATALOGUE: dict[tuple[str, str], RouteProbes] = {
     ("GET", "/replay-difficulty/{code}"): code_probes("GET", "/replay-difficulty/{code}"),
     ("GET", "/"): plain("GET", "/"),
     ("GET", "/daily"): plain("GET", "/daily"),
+    ("GET", "/daily/{day}"): day_probes("/daily/{day}"),
+    ("GET", "/daily/{day}/board"): day_probes("/daily/{day}/board"),
+    ("GET", "/daily/calendar"): month_probes,
+    ("GET", "/api/daily"): plain("GET", "/api/daily"),
+    ("GET", "/api/daily/{day}"): day_probes("/api/daily/{day}"),
     ("GET", "/g/{code}"): code_probes("GET", "/g/{code}"),
     ("GET", "/new"): plain("GET", "/new"),
     ("POST", "/new"): new_game_form_probes,

@@ -7,7 +7,7 @@ import re
 
 from fastapi.testclient import TestClient
 
-from app.engine import DRAW, Game, GameCode, Rules
+from app.engine import DRAW, Game, Rules
 from app.store import MemoryStore
 from tests.support import blocked_by_drawing, won_deal
 from tests.web.conftest import HX, game_id_of, text_of
@@ -244,7 +244,7 @@ def test_daily_deal_is_todays_code(client: TestClient) -> None:
     before = dt.datetime.now(dt.UTC).date()
     response = client.get("/daily", follow_redirects=False)
     after = dt.datetime.now(dt.UTC).date()  # the request may cross midnight (UTC)
-    days = {f"/g/{GameCode.daily(day).text()}" for day in (before, after)}
+    days = {f"/daily/{day.isoformat()}" for day in (before, after)}
     assert response.status_code == 303 and response.headers["location"] in days
 
 

@@ -111,6 +111,7 @@ def test_my_stats(client: TestClient) -> None:
              "current_streak": 0, "longest_streak": 0, "longest_run": None, "fastest_win": None}
             for r in ("easy", "classic")
         ],
+        "daily": {"current": 0, "longest": 0, "current_won": 0, "longest_won": 0},
     }  # fmt: skip
     code, line = won_deal(Rules.EASY)
     win_by_clicks(client, code, line)

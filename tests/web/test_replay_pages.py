@@ -179,8 +179,13 @@ def test_a_deal_s_record_links_to_the_record_holder_s_review(client: TestClient,
     page = other_client.get(f"/g/{CODE}").text
     record = re.search(r'id="deal-record"[^>]*>(.*?)</p>', page, re.S)[1]  # type: ignore[index]
     assert "Record: " in record and "by Dana" in record
+    assert "watch-record" not in record  # in the middle of the deal: never one click from its answer
+    assert 'id="reveal"' not in other_client.get(f"/replay/{CODE}/{win.text()}").text  # nor hindsight
+    assert other_client.get(f"/replay/{CODE}/{win.text()}?reveal=1").status_code == 403
+    page = play_to_the_end(other_client, Line.parse(THROWN))  # once their own game has ended
+    record = re.search(r'id="deal-record"[^>]*>(.*?)</p>', page, re.S)[1]  # type: ignore[index]
     assert f'<a id="watch-record" href="/replay/{CODE}/{win.text()}">watch</a>' in record
-    assert other_client.get(f"/replay/{CODE}/{win.text()}").status_code == 200
+    assert other_client.get(f"/replay/{CODE}/{win.text()}?reveal=1").status_code == 200
 
 
 def test_reviews_count_against_the_page_limit(app_settings) -> None:  # type: ignore[no-untyped-def]

@@ -9,12 +9,12 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-from app.engine import DRAW, Game, GameCode, Rules
+from app.engine import DRAW, Game, Rules
 from app.i18n import get_locale, use_locale
 from app.store import MemoryStore
 from app.web import clock as clock_module
 from app.web.clock import clock_text, duration_iso
-from app.web.daily import daily_deal, until_next
+from app.web.daily import daily_view, until_next
 from tests.support import won_deal
 from tests.web.conftest import HX, game_id_of, text_of
 
@@ -267,7 +267,7 @@ def test_no_thanks_stops_the_offer(client: TestClient, other_client: TestClient)
 
 
 def test_the_daily_deal_is_labelled_with_its_date_and_the_time_to_the_next(client: TestClient) -> None:
-    page = client.get("/daily")  # follows to /g/<today's code>
+    page = client.get("/daily")  # follows to /daily/<today>
     assert page.status_code == 200
     today = dt.datetime.now(dt.UTC).date()
     label = re.search(r'<p class="daily-label" id="daily-label">(.*?)</p>', page.text, re.S)
@@ -278,20 +278,17 @@ def test_the_daily_deal_is_labelled_with_its_date_and_the_time_to_the_next(clien
     assert 'id="daily-label"' not in client.get(f"/g/{CODE}").text  # any other deal: no label
 
 
-def test_daily_label_of_today_yesterday_and_other_days() -> None:
+def test_daily_label_of_today_and_other_days() -> None:
     at = dt.datetime(2026, 12, 1, 18, 47, 30, tzinfo=dt.UTC)
-    today, yesterday = GameCode.daily(at.date()), GameCode.daily(at.date() - dt.timedelta(days=1))
     with use_locale(get_locale("en")):
-        label = daily_deal(today, at)
-        assert label is not None
-        assert (label.date_text, label.next_in) == ("December 1, 2026", "5 hr, 13 min")
-        old = daily_deal(yesterday, at)
-        assert old is not None and old.date_text == "November 30, 2026" and old.next_in is None
-        assert daily_deal(GameCode.daily(dt.date(2026, 11, 1)), at) is None
-        assert daily_deal(GameCode.parse(CODE), at) is None
+        label = daily_view(at.date(), None, "g", at)
+        assert (label.date_text, label.next_in, label.difficulty) == ("Tuesday, December 1, 2026", "5 hr, 13 min", "Medium")
+        old = daily_view(at.date() - dt.timedelta(days=1), None, "g", at)
+        assert old.date_text == "Monday, November 30, 2026" and old.next_in is None and old.difficulty == "Easy"
+        assert not old.practice and not old.late
     with use_locale(get_locale("uk")):
-        label = daily_deal(today, at)
-        assert label is not None and label.date_text == "1 грудня 2026\u202fр."  # noqa: RUF001
+        label = daily_view(at.date(), None, "g", at)
+        assert label.date_text == "вівторок, 1 грудня 2026 р."  # noqa: RUF001
 
 
 def test_until_next() -> None:

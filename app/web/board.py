@@ -1,0 +1,108 @@
+"""The day's board: the leaderboard, where the player stands, their result against par, their
+streaks and the text to share (``templates/daily_board.html``, shown in the game page's
+result box once the attempt has ended, and as a page of its own).
+
+Before the player's attempt has ended and before the day is over, none of it is shown:
+only the date, the difficulty and the streaks.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from fastapi import Request
+
+from app.engine import GameCode
+from app.engine.daily import band
+from app.i18n import current_locale
+from app.store import GameStore
+from app.store.attempts import Attempt
+from app.web.clock import clock_text
+from app.web.daily import code_of, daily_key, date_words, peaks_marks, short_date, standing_words, today
+from app.web.replay import difficulty_word
+from app.web.solving import deal_outlook
+
+
+def par_of(code: GameCode) -> int | None:
+    """The best score the deal allows (the solver's; ``None`` while its analysis is not ready)."""
+    return deal_outlook(code).best_score
+
+
+def outcome_words(attempt: Attempt) -> str:
+    words = current_locale()
+    return {
+        "won": words.pgettext("daily result", "won"),
+        "blocked": words.pgettext("daily result", "blocked"),
+        "unfinished": words.pgettext("daily result", "unfinished"),
+    }[attempt.outcome]
+
+
+def share_text(store: GameStore, attempt: Attempt, par: int | None, url: str) -> str:
+    """"TriPeaks daily · Thu 3 Dec 2026 · hard · won ▲▲▲ · 741 / 752 · 4:12 · no hints" and
+    the link: no card in it."""
+    words = current_locale()
+    stored = store.get(attempt.game_id)
+    marks = f" {peaks_marks(stored.game)}" if stored is not None else ""
+    hints = (
+        words.ngettext("%(num)d hint", "%(num)d hints", attempt.hints) % {"num": attempt.hints}
+        if attempt.hints
+        else words.gettext("no hints")
+    )
+    parts = [
+        words.gettext("TriPeaks daily"),
+        short_date(attempt.day, words.code),
+        difficulty_word(band(attempt.day)).lower(),
+        outcome_words(attempt) + marks,
+        f"{attempt.score} / {par}" if par is not None else str(attempt.score),
+    ]
+    if attempt.seconds is not None:
+        parts.append(clock_text(attempt.seconds))
+    parts.append(hints)
+    return " · ".join(parts) + "\n" + url
+
+
+def board_context(request: Request, store: GameStore, player: str, day: dt.date) -> dict[str, Any]:
+    """What ``daily_board.html`` shows of ``day`` to ``player``."""
+    from app.web.challenge import player_streaks
+
+    words = current_locale()
+    code = code_of(daily_key(request), day)
+    mine = store.attempt(day, player)
+    over = store.day_over(day)
+    ranked_mine = mine if mine is not None and not mine.late else None
+    opened = over or (ranked_mine is not None and ranked_mine.ended)
+    board = store.leaderboard(day) if opened else None
+    par = par_of(code) if opened else None
+    context: dict[str, Any] = {
+        "request": request,
+        "oob": False,
+        "day": day,
+        "date_text": date_words(day, words.code),
+        "difficulty": difficulty_word(band(day)),
+        "code": code.text(),
+        "is_today": day == today(),
+        "opened": opened,
+        "over": over,
+        "mine": mine,
+        "board": board,
+        "par": par,
+        "streaks": player_streaks(store, player),
+        "standing": None,
+        "against_par": None,
+        "share": None,
+        "outcome_words": outcome_words,
+        "clock_text": clock_text,
+        "anonymous": words.gettext("Anonymous"),
+    }
+    if ranked_mine is not None and opened:
+        if ranked_mine.rank is not None and board is not None:
+            context["standing"] = standing_words(ranked_mine.rank, board.ranked)
+        if par is not None:
+            context["against_par"] = words.gettext("%(score)s of a possible %(par)s") % {
+                "score": ranked_mine.score,
+                "par": par,
+            }
+        url = f"{request.base_url}daily/{day.isoformat()}"
+        context["share"] = share_text(store, ranked_mine, par, url)
+    return context

@@ -1,0 +1,149 @@
+"""The daily challenge in real browsers: three players play the day's deal on a server of their
+own; one wins without hints, one wins with a hint, one is blocked. Each then sees the day's
+leaderboard in that order; the share text has no card in it. Screenshots of the daily page,
+the leaderboard and the calendar at three sizes in every language; axe finds nothing."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from app.engine import DRAW, Game, Status
+from app.engine.daily import daily_code
+from tests.browser.conftest import DESKTOP, PHONE, screenshot
+from tests.servers import SECRET
+from tests.servers import live_server as serve
+from tests.store.helpers import greedy, line_of
+from tests.support import winning_line
+
+LANDSCAPE = {"width": 844, "height": 390}
+SIZES = {"desktop": DESKTOP, "phone": PHONE, "landscape": LANDSCAPE}
+LANGUAGES = ("en", "he", "uk", "th")
+AXE = Path(__file__).parent / "vendor"
+PACE_MS = 200
+"""Between two actions: slower than the quickest a person plays (docs/deals.md: 150 ms)."""
+
+
+@pytest.fixture(scope="module")
+def daily_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server of its own: the day's leaderboard holds only this test's players."""
+    with serve(tmp_path_factory.mktemp("daily")) as server:
+        yield server.url
+
+
+@pytest.fixture
+def player(browser, daily_server):  # type: ignore[no-untyped-def]
+    contexts = []
+
+    def make(name: str, viewport: dict[str, int] = DESKTOP, lang: str = "en") -> Page:
+        context = browser.new_context(viewport=viewport, base_url=daily_server)
+        context.set_default_timeout(15_000)
+        contexts.append(context)
+        if name:
+            assert context.request.put("/api/players/me/name", data={"name": name}).ok
+        assert context.request.post("/settings/language", form={"lang": lang}, max_redirects=0).status in (200, 303)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
+        page.js_errors = errors  # type: ignore[attr-defined]
+        return page
+
+    yield make
+    for context in contexts:
+        for page in context.pages:
+            assert not page.js_errors, page.js_errors  # type: ignore[attr-defined]
+        context.close()
+
+
+def today() -> dt.date:
+    return dt.datetime.now(dt.UTC).date()
+
+
+def play(page: Page, line: list[int] | tuple[int, ...]) -> None:
+    for number, action in enumerate(line, start=1):
+        page.wait_for_timeout(PACE_MS)
+        if action == DRAW:
+            page.click("#stock")
+        else:
+            page.locator(f'#table [data-position="{action}"]').click()
+        expect(page.locator("#moves")).to_have_text(str(number))
+
+
+def leaderboard_names(page: Page) -> list[str]:
+    rows = page.locator("#daily-leaderboard tbody th bdi")
+    return [rows.nth(i).inner_text() for i in range(rows.count())]
+
+
+def test_three_players_see_the_day_s_leaderboard_in_order(player) -> None:  # type: ignore[no-untyped-def]
+    code = daily_code(SECRET.encode(), today())
+    won = winning_line(Game(code))
+    assert won is not None
+    blocked = greedy(code, prefer_draw=True)
+    assert blocked.status is Status.BLOCKED
+
+    clean, hinted, stuck = player("Ada"), player("Bo <i>"), player("Cy")
+    for page in (clean, hinted, stuck):
+        page.goto("/daily")
+        expect(page.locator("#daily-label")).to_contain_text("Daily deal")
+        assert page.url.endswith(f"/daily/{today().isoformat()}")
+        assert page.locator("#watch-record").count() == 0  # never one click from the answer
+    play(clean, won)
+    expect(clean.locator("#daily-standing")).to_contain_text("1st of 1")
+    hinted.click("#hint")
+    expect(hinted.locator("#hints")).to_have_text("1")
+    play(hinted, won)
+    play(stuck, line_of(blocked))
+    expected = ["Ada", "Cy", "Bo <i>"]
+    for page, standing in ((clean, "1st of 3"), (hinted, "3rd of 3"), (stuck, "2nd of 3")):
+        page.reload()
+        expect(page.locator("#daily-standing")).to_contain_text(standing)
+        assert leaderboard_names(page) == expected
+        expect(page.locator("#daily-own-row")).to_have_count(1)
+        share = page.locator("#daily-share-text").input_value()
+        assert share.startswith("TriPeaks daily · ") and f"/daily/{today().isoformat()}" in share
+        assert not re.search(r"\b(10|[2-9JQKA])[♠♥♦♣CDHS]\b|[♠♥♦♣]", share), share  # no card in it
+    assert "1 hint" in hinted.locator("#daily-share-text").input_value()
+    assert "of a possible" in clean.locator("#daily-par").inner_text()
+    axe_clean(clean)
+
+
+def axe_clean(page: Page) -> None:
+    """axe-core finds no violations on the page (the vendored copy, as tests/browser/test_access.py)."""
+    script = next(AXE.glob("axe*.js"), None)
+    if script is None:
+        pytest.skip("axe-core is not vendored")
+    page.add_script_tag(path=str(script))
+    violations = page.evaluate("async () => (await axe.run(document)).violations.map(v => v.id + ': ' + v.help)")
+    assert violations == [], violations
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_daily_pages_in_every_language_and_size(player, lang: str) -> None:  # type: ignore[no-untyped-def]
+    code = daily_code(SECRET.encode(), today())
+    blocked = line_of(greedy(code, prefer_draw=True))
+    for size, viewport in SIZES.items():
+        page = player(f"Screen {lang}", viewport, lang)
+        page.goto("/daily")
+        expect(page.locator("html")).to_have_attribute("lang", lang)
+        expect(page.locator("html")).to_have_attribute("dir", "rtl" if lang == "he" else "ltr")
+        if size == "desktop":
+            play(page, blocked)
+            expect(page.locator("#daily-board")).to_be_visible()
+            screenshot(page, f"daily-result-{lang}-{size}")
+        else:
+            screenshot(page, f"daily-page-{lang}-{size}")
+        page.goto(f"/daily/{today().isoformat()}/board")
+        screenshot(page, f"daily-board-{lang}-{size}")
+        page.goto("/daily/calendar")
+        expect(page.locator("#daily-calendar")).to_be_visible()
+        screenshot(page, f"daily-calendar-{lang}-{size}")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= viewport["width"], (lang, size, width)
+        if size == "phone":
+            axe_clean(page)
