@@ -5,8 +5,9 @@
   attempt, the other is practice.
 * :func:`progress`: in the transaction of every save (the game's row locked), the attempt
   of that game, if it is one, follows it (:func:`app.store.attempts.progressed`).
-* :func:`leaderboard`, :func:`attempt`: index ranges of ``tp_daily_board`` (the first 100
-  in order; a rank is a count of the rows before it).
+* :func:`leaderboard`, :func:`attempt`: the first 100 in order, an index range of
+  ``tp_daily_board``; ranks and counts from the day's order kept in the process
+  (:mod:`app.store.orders`, loaded by :func:`order`, one scan of that index).
 
 The rules are :mod:`app.store.attempts` and :mod:`app.store.ranking`.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Final
 
-from sqlalchemy import bindparam, false, func, select, true, tuple_, update
+from sqlalchemy import bindparam, false, select, true, update
 
 from app.engine import Game
 from app.store.attempts import (
@@ -27,10 +28,10 @@ from app.store.attempts import (
     AttemptRow,
     Leaderboard,
     attempt_of,
-    counted,
     day_text,
     progressed,
 )
+from app.store.orders import DayOrders, Key, key_of
 from app.store.queries import Db, insert_ignore, run
 from app.store.schema import daily, players
 
@@ -69,20 +70,15 @@ def _board(over: bool) -> Any:
     )
 
 
-def _count(over: bool, before: bool) -> Any:
+def _order(over: bool) -> Any:
     where = _DAY & (daily.c.board_key < UNRANKED_KEY)
     if not over:
         where = where & (daily.c.ended == true())
-    if before:
-        where = where & (
-            tuple_(daily.c.board_key, daily.c.at) < tuple_(bindparam("b_key"), bindparam("b_at"))
-        )
-    return select(func.count()).select_from(daily).where(where)
+    return select(daily.c.board_key, daily.c.at).where(where).order_by(daily.c.board_key, daily.c.at)
 
 
 BOARD: Final = {over: _board(over) for over in (False, True)}
-RANKED: Final = {over: _count(over, before=False) for over in (False, True)}
-BEFORE: Final = {over: _count(over, before=True) for over in (False, True)}
+ORDER: Final = {over: _order(over) for over in (False, True)}
 
 
 def _row(values: Any) -> AttemptRow:
@@ -94,30 +90,39 @@ def begin(db: Db, row: AttemptRow) -> bool:
     return run(db, BEGIN, {"b_" + name: getattr(row, name) for name in FIELDS}).fetchone() is not None
 
 
-def progress(db: Db, game_id: str, game: Game, now: float) -> None:
-    """The attempt of this game (if it is one) follows the save just made."""
+def progress(db: Db, game_id: str, game: Game, now: float) -> tuple[AttemptRow, AttemptRow] | None:
+    """The attempt of this game (if it is one) follows the save just made: the row before
+    and after (for :meth:`DayOrders.apply` once committed), or ``None``."""
     found = run(db, BY_GAME, {"b_game_id": game_id}).fetchone()
     if found is None:
-        return
-    changed = progressed(_row(found), game, now)
-    if changed is not None:
-        run(db, PROGRESS, {"b_" + name: getattr(changed, name) for name in ("game_id", *_CHANGING)})
+        return None
+    old = _row(found)
+    changed = progressed(old, game, now)
+    if changed is None:
+        return None
+    run(db, PROGRESS, {"b_" + name: getattr(changed, name) for name in ("game_id", *_CHANGING)})
+    return old, changed
 
 
-def attempt(db: Db, day: dt.date, player: str, over: bool) -> Attempt | None:
+def order(db: Db, day: str, over: bool) -> list[Key]:
+    """The day view's ranked attempts in order (for :class:`DayOrders`)."""
+    return [(int(key), float(at)) for key, at in run(db, ORDER[over], {"b_day": day}).fetchall()]
+
+
+def attempt(db: Db, day: dt.date, player: str, over: bool, orders: DayOrders) -> Attempt | None:
     """The player's game of ``day``, ranked when it counts and is plausible."""
     found = run(db, OWN, {"b_day": day_text(day), "b_player": player}).fetchone()
     if found is None:
         return None
     row = _row(found)
-    rank = None
-    if counted(row, over) and row.plausible:
-        params = {"b_day": row.day, "b_key": row.board_key, "b_at": row.at}
-        rank = int(run(db, BEFORE[over], params).fetchone()[0]) + 1
+    key = key_of(row, over)
+    rank = orders.rank((row.day, over), key) if key is not None else None
     return attempt_of(row, found[-1], rank)
 
 
-def leaderboard(db: Db, day: dt.date, over: bool, limit: int = LEADERBOARD_SIZE) -> Leaderboard:
+def leaderboard(
+    db: Db, day: dt.date, over: bool, orders: DayOrders, limit: int = LEADERBOARD_SIZE
+) -> Leaderboard:
     """The day's first ``limit`` attempts in order, and how many are ranked."""
     found = run(db, BOARD[over], {"b_day": day_text(day), "b_limit": limit}).fetchall()
     rows = []
@@ -127,8 +132,7 @@ def leaderboard(db: Db, day: dt.date, over: bool, limit: int = LEADERBOARD_SIZE)
         if row.plausible:
             rank += 1
         rows.append(attempt_of(row, values[-1], rank if row.plausible else None))
-    (ranked,) = run(db, RANKED[over], {"b_day": day_text(day)}).fetchone()
-    return Leaderboard(day, rows, int(ranked), over)
+    return Leaderboard(day, rows, orders.ranked((day_text(day), over)), over)
 
 
 def player_days(db: Db, player: str) -> list[Attempt]:

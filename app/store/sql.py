@@ -31,7 +31,7 @@ from sqlalchemy.pool import NullPool
 from app.engine import Game, GameCode, Status
 from app.store import daily, records
 from app.store import queries as q
-from app.store.attempts import LEADERBOARD_SIZE, Attempt, Leaderboard, new_row
+from app.store.attempts import LEADERBOARD_SIZE, Attempt, AttemptRow, Leaderboard, new_row
 from app.store.base import (
     DEFAULT_MAX_GAMES_PER_PLAYER,
     DealRecord,
@@ -45,6 +45,7 @@ from app.store.base import (
     new_game_id,
     owns,
 )
+from app.store.orders import DayOrders
 from app.store.postgres import PostgresDatabase, unavailable
 from app.store.queries import Db, run
 from app.store.race_sql import SqlRaces
@@ -115,6 +116,7 @@ class SqlStore(SqlRaces, GameStore):
             if unavailable(error):
                 raise StoreUnavailable(f"cannot open the database: {error}") from error
             raise
+        self._orders = DayOrders(lambda day, over: self._read(lambda db: daily.order(db, day, over)))
         if self.dialect == "sqlite":
             self._db = SqliteDatabase(Path(str(self.url.database)).expanduser(), synchronous)
         else:
@@ -177,28 +179,45 @@ class SqlStore(SqlRaces, GameStore):
             now = self._clock()
             if run(db, q.SAVE, {**values, **q.touch(now)}).rowcount != 1:
                 raise VersionConflict(stored.id)
-            daily.progress(db, stored.id, game, now)
+            changed.append(daily.progress(db, stored.id, game, now))
             if game.status is not Status.PLAYING:
                 records.record(db, stored.id, game, now)
 
+        changed: list[tuple[AttemptRow, AttemptRow] | None] = []
         self._write(job)
+        self._apply(changed)
         return StoredGame(stored.id, stored.owner, game.copy(), stored.version + 1)
 
     def update(
         self, game_id: str, change: Callable[[Game], T], *, owned_by: str | None = None
     ) -> tuple[StoredGame, T] | None:
         """Read, change and save the game in one transaction, its row locked: no conflicts."""
-        return self._write(self._update_job(game_id, change, owned_by))
+        changed: list[tuple[AttemptRow, AttemptRow] | None] = []
+        done = self._write(self._update_job(game_id, change, owned_by, changed))
+        self._apply(changed)
+        return done
 
     async def aupdate(
         self, game_id: str, change: Callable[[Game], T], *, owned_by: str | None = None
     ) -> tuple[StoredGame, T] | None:
         """:meth:`update` through the backend's write path for coroutines: on SQLite made on
         the event loop, which never waits for a lock or the disk; on PostgreSQL in a thread."""
-        return await self._db.awrite(self._update_job(game_id, change, owned_by))
+        changed: list[tuple[AttemptRow, AttemptRow] | None] = []
+        done = await self._db.awrite(self._update_job(game_id, change, owned_by, changed))
+        self._apply(changed)
+        return done
+
+    def _apply(self, changed: list[tuple[AttemptRow, AttemptRow] | None]) -> None:
+        """A committed change of a daily attempt, into this process's orders of its day."""
+        if changed and changed[-1] is not None:
+            self._orders.apply(*changed[-1])
 
     def _update_job(
-        self, game_id: str, change: Callable[[Game], T], owned_by: str | None
+        self,
+        game_id: str,
+        change: Callable[[Game], T],
+        owned_by: str | None,
+        changed: list[tuple[AttemptRow, AttemptRow] | None],
     ) -> Callable[[Db], tuple[StoredGame, T] | None]:
         def job(db: Db) -> tuple[StoredGame, T] | None:
             row = run(db, q.GET_FOR_UPDATE, {"b_id": game_id}).fetchone()
@@ -216,7 +235,7 @@ class SqlStore(SqlRaces, GameStore):
             )
             if run(db, q.SAVE, values).rowcount != 1:  # pragma: no cover - the row is locked
                 raise VersionConflict(game_id)
-            daily.progress(db, game_id, game, now)
+            changed.append(daily.progress(db, game_id, game, now))
             if game.status is not Status.PLAYING:
                 records.record(db, game_id, game, now)
             return StoredGame(game_id, stored.owner, game, stored.version + 1), value
@@ -303,11 +322,11 @@ class SqlStore(SqlRaces, GameStore):
 
     def attempt(self, day: dt.date, player: str) -> Attempt | None:
         over = self.day_over(day)
-        return self._read(lambda db: daily.attempt(db, day, player, over))
+        return self._read(lambda db: daily.attempt(db, day, player, over, self._orders))
 
     def leaderboard(self, day: dt.date, limit: int = LEADERBOARD_SIZE) -> Leaderboard:
         over = self.day_over(day)
-        return self._read(lambda db: daily.leaderboard(db, day, over, limit))
+        return self._read(lambda db: daily.leaderboard(db, day, over, self._orders, limit))
 
     def player_days(self, player: str) -> list[Attempt]:
         return self._read(lambda db: daily.player_days(db, player))
