@@ -8,7 +8,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -16,6 +15,8 @@ from playwright.sync_api import Page, expect
 from app.engine import DRAW, Game, Status
 from app.engine.daily import daily_code
 from tests.browser.conftest import DESKTOP, PHONE, screenshot
+from tests.browser.states import run_axe, settle
+from tests.browser.test_pages_extra import no_sideways_scroll
 from tests.servers import SECRET
 from tests.servers import live_server as serve
 from tests.store.helpers import greedy, line_of
@@ -24,7 +25,6 @@ from tests.support import winning_line
 LANDSCAPE = {"width": 844, "height": 390}
 SIZES = {"desktop": DESKTOP, "phone": PHONE, "landscape": LANDSCAPE}
 LANGUAGES = ("en", "he", "uk", "th")
-AXE = Path(__file__).parent / "vendor"
 PACE_MS = 200
 """Between two actions: slower than the quickest a person plays (docs/deals.md: 150 ms)."""
 
@@ -114,13 +114,9 @@ def test_three_players_see_the_day_s_leaderboard_in_order(player) -> None:  # ty
 
 
 def axe_clean(page: Page) -> None:
-    """axe-core finds no violations on the page (the vendored copy, as tests/browser/test_access.py)."""
-    script = next(AXE.glob("axe*.js"), None)
-    if script is None:
-        pytest.skip("axe-core is not vendored")
-    page.add_script_tag(path=str(script))
-    violations = page.evaluate("async () => (await axe.run(document)).violations.map(v => v.id + ': ' + v.help)")
-    assert violations == [], violations
+    """axe finds no violations (the project's rules: WCAG 2.1 AA and best practice)."""
+    settle(page)
+    assert run_axe(page) == []
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -143,7 +139,6 @@ def test_the_daily_pages_in_every_language_and_size(player, lang: str) -> None: 
         page.goto("/daily/calendar")
         expect(page.locator("#daily-calendar")).to_be_visible()
         screenshot(page, f"daily-calendar-{lang}-{size}")
-        width = page.evaluate("document.documentElement.scrollWidth")
-        assert width <= viewport["width"], (lang, size, width)
+        no_sideways_scroll(page, viewport["width"])
         if size == "phone":
             axe_clean(page)
