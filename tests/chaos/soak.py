@@ -308,31 +308,34 @@ class Soak:
             self.figures.kills += 1
         self.close(outage)
 
-    def fill_disk(self, disk: Path, hold: float = 1.0) -> None:
-        """Fill the data directory's disk to the last byte; free it once the servers said so."""
-        outage = self.open("disk")
-        filler = fill(disk)
+    def hold_fault(self, kind: str, begin: Callable[[], Callable[[], object]], hold: float) -> None:
+        """Bring a fault on every server (``begin`` returns what ends it), hold it until each
+        ``/readyz`` said 503 and ``hold`` seconds more, end it, and wait for ``/readyz`` 200."""
+        outage = self.open(kind)
+        end = begin()
         try:
             self.wait_not_ready(outage)
             self.play(hold)
         finally:
-            filler.unlink()
-        with self.lock:
-            self.figures.disk_fulls += 1
+            end()
         self.close(outage)
 
+    def fill_disk(self, disk: Path, hold: float = 1.0) -> None:
+        """Fill the data directory's disk to the last byte, then free it."""
+        self.hold_fault("disk", lambda: fill(disk).unlink, hold)
+        with self.lock:
+            self.figures.disk_fulls += 1
+
     def stop_database(self, database: PrivatePostgres, hold: float = 1.0) -> None:
-        """Stop the database server; start it again once the servers said so."""
-        outage = self.open("database")
-        database.stop()
-        try:
-            self.wait_not_ready(outage)
-            self.play(hold)
-        finally:
-            database.start()
+        """Stop the database server, then start it again."""
+
+        def stop() -> Callable[[], None]:
+            database.stop()
+            return database.start
+
+        self.hold_fault("database", stop, hold)
         with self.lock:
             self.figures.database_outages += 1
-        self.close(outage)
 
     # -- the end ------------------------------------------------------------------------------------
 
