@@ -102,3 +102,56 @@ def test_bounds_and_hostile_ids(server: LiveServer) -> None:
     for s in streams:
         s.close()
     assert maker.get("/healthz").status_code == 200
+
+
+def test_a_thousand_idle_streams_against_the_bounds(tmp_path: Path) -> None:
+    """A thousand streams opened and left idle: the server keeps its bound (503 beyond it,
+    429 beyond a player's), stays up for the racers, and gives slots back as streams close."""
+    import asyncio
+
+    data = tmp_path / "data"
+    data.mkdir()
+    env = {**QUIET, "TRIPEAKS_RACE_STREAMS_PER_SERVER": "300"}
+    with live_server(data, env) as server:
+        maker = racer(server)
+        race_id = maker.post("/api/races", json={"code": "TP1-E-AAAAAAB"}).json()["id"]
+        url = f"{server.url}/races/{race_id}/events"
+
+        async def flood() -> tuple[dict[int, int], int]:
+            limits = httpx.Limits(max_connections=1100, max_keepalive_connections=0)
+            opened: list[httpx.Response] = []
+            statuses: dict[int, int] = {}
+            async with httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(20, read=None)) as anyone:
+
+                async def one() -> None:
+                    answer = await anyone.send(anyone.build_request("GET", url), stream=True)  # no cookie: a new player each
+                    statuses[answer.status_code] = statuses.get(answer.status_code, 0) + 1
+                    if answer.status_code == 200:
+                        opened.append(answer)
+                    else:
+                        await answer.aclose()
+
+                await asyncio.gather(*(one() for _ in range(1000)))
+                # The server still serves the racers while a thousand clients hold or ask.
+                async with httpx.AsyncClient(base_url=server.url, cookies=maker.cookies) as same:
+                    assert (await same.get("/healthz")).status_code == 200
+                    assert (await same.get(f"/api/races/{race_id}")).status_code == 200
+                    mine = [await same.send(same.build_request("GET", url), stream=True) for _ in range(5)]
+                    own = [m.status_code for m in mine]
+                    for m in mine:
+                        await m.aclose()
+                for answer in opened[:50]:
+                    await answer.aclose()
+                await asyncio.sleep(1)
+                again = await anyone.send(anyone.build_request("GET", url), stream=True)
+                reopened = again.status_code
+                await again.aclose()
+                for answer in opened[50:]:
+                    await answer.aclose()
+            assert own.count(503) == 5  # the server's bound is full: a racer's page waits too
+            return statuses, reopened
+
+        statuses, reopened = asyncio.run(flood())
+        assert statuses.get(200) == 300 and statuses.get(503) == 700, statuses
+        assert reopened == 200  # closed streams gave their slots back
+        assert maker.get("/healthz").status_code == 200

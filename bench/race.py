@@ -1,0 +1,229 @@
+"""Race benchmark (issue 24): racers in rooms, each playing a move every ~1 s, over real HTTP.
+
+Starts the game (uvicorn, one worker; ``--servers 2`` starts two on one PostgreSQL, the
+racers of each room split between them), makes ``--rooms`` rooms of ``--per-room`` racers
+(each its own cookie and its own connection for its stream), starts every race, and lets every
+racer play random legal moves through the JSON API, one every 0.5 to 1.5 s, for
+``--seconds``. Every racer's page stream (``/races/{id}/events``) is read all along. Prints:
+
+* **delivery**: for each move, the time from its answer until every rival's stream has shown
+  it (a later state of that racer counts too): p50, p99, max;
+* the server's CPU time (from /proc) per delivered update (one move reaching one rival's
+  stream) and per move, over the measured seconds.
+
+    .venv/bin/python bench/race.py [--rooms 25] [--per-room 8] [--seconds 30]
+    .venv/bin/python bench/race.py --servers 2 --database postgresql://postgres@127.0.0.1/test
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.engine import Game, GameCode, Rules, Status  # noqa: E402
+from tests.servers import LiveServer, start_server  # noqa: E402
+
+ROW = re.compile(
+    r'<span class="racer-name">(?:<span class="racer-place">\d+\.</span> )?(?P<name>[^<]+?)(?: <span|</span>).*?'
+    r'racer-cards">(?P<cards>\d+)</b>.*?racer-score">(?P<score>-?\d+)</b>.*?racer-stock">(?P<stock>\d+)</b>',
+    re.S,
+)
+
+
+@dataclass
+class Move:
+    racer: str
+    seq: int
+    shown: tuple[int, int, int]
+    answered: float | None = None
+    reached: dict[int, float] = field(default_factory=dict)
+    """Rival stream index → when it showed this move (or a later one)."""
+
+
+@dataclass
+class Racer:
+    index: int
+    room: int
+    name: str
+    client: httpx.AsyncClient
+    game_id: str = ""
+    game: Game | None = None
+    moves: list[Move] = field(default_factory=list)
+    seen: dict[str, int] = field(default_factory=dict)
+    """What this racer's stream last showed of each rival: the rival's move number."""
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def choose(game: Game, rng: random.Random) -> int:
+    playable = game.playable_positions()
+    if playable and (not game.can_draw() or rng.random() < 0.8):
+        return rng.choice(playable)
+    return -1
+
+
+def shown(game: Game) -> tuple[int, int, int]:
+    return game.cards_left(), game.score, game.stock_count
+
+
+async def read_stream(racer: Racer, race_id: str, rivals: dict[str, Racer], stop: asyncio.Event) -> None:
+    url = f"/races/{race_id}/events?view=board-1"
+    async with racer.client.stream("GET", url, timeout=httpx.Timeout(10, read=None)) as answer:
+        assert answer.status_code == 200, answer.status_code
+        data: list[str] = []
+        async for line in answer.aiter_lines():
+            if line.startswith("data:"):
+                data.append(line[5:].lstrip(" "))
+                continue
+            if line or not data:
+                continue
+            arrived = time.monotonic()
+            for row in ROW.finditer("\n".join(data)):
+                rival = rivals.get(row["name"].strip())
+                if rival is None or rival is racer:
+                    continue
+                state = (int(row["cards"]), int(row["score"]), int(row["stock"]))
+                for move in reversed(rival.moves):
+                    if move.shown == state:
+                        last = racer.seen.get(rival.name, 0)
+                        for earlier in rival.moves[last : move.seq]:
+                            earlier.reached.setdefault(racer.index, arrived)
+                        racer.seen[rival.name] = max(last, move.seq)
+                        break
+            data = []
+
+
+async def play(racer: Racer, rng: random.Random, stop: asyncio.Event) -> None:
+    assert racer.game is not None
+    while not stop.is_set() and racer.game.status is Status.PLAYING:
+        await asyncio.sleep(rng.uniform(0.5, 1.5))
+        action = choose(racer.game, rng)
+        racer.game.replay([action])
+        move = Move(racer.name, len(racer.moves) + 1, shown(racer.game))
+        racer.moves.append(move)
+        if action < 0:
+            answer = await racer.client.post(f"/api/games/{racer.game_id}/draw")
+        else:
+            answer = await racer.client.post(f"/api/games/{racer.game_id}/remove", json={"position": action})
+        move.answered = time.monotonic()
+        assert answer.status_code == 200, answer.text
+
+
+async def main(args: argparse.Namespace) -> None:
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory() as folder:
+        env = {"TRIPEAKS_RATE_LIMITS": "false", "TRIPEAKS_ACCESS_LOG": "false",
+               "TRIPEAKS_RACE_STREAMS_PER_SERVER": "5000"}  # fmt: skip
+        if args.database:
+            env["TRIPEAKS_DATABASE_URL"] = args.database
+        servers: list[LiveServer] = []
+        for n in range(args.servers):
+            (Path(folder) / f"s{n}").mkdir()
+            servers.append(start_server(Path(folder) / f"s{n}", env))
+        try:
+            await race(args, rng, servers)
+        finally:
+            for server in servers:
+                server.stop()
+
+
+async def race(args: argparse.Namespace, rng: random.Random, servers: list[LiveServer]) -> None:
+    limits = httpx.Limits(max_connections=4, max_keepalive_connections=4)
+    racers: list[Racer] = []
+    rooms: list[tuple[str, dict[str, Racer]]] = []
+    for room in range(args.rooms):
+        code = GameCode(Rules.EASY, rng.randrange(1, 10**6))
+        names: dict[str, Racer] = {}
+        race_id = ""
+        for seat in range(args.per_room):
+            server = servers[seat % len(servers)]
+            client = httpx.AsyncClient(base_url=server.url, timeout=30, limits=limits)
+            racer = Racer(len(racers), room, f"Player {seat + 1}", client)
+            if seat == 0:
+                race_id = (await client.post("/api/races", json={"code": code.text()})).json()["id"]
+            racer.game_id = (await client.post(f"/api/races/{race_id}/join")).json()["game_id"]
+            racer.game = Game(code)
+            names[racer.name] = racer
+            racers.append(racer)
+        rooms.append((race_id, names))
+    stop = asyncio.Event()
+    readers = [
+        asyncio.create_task(read_stream(racer, race_id, names, stop))
+        for race_id, names in rooms
+        for racer in names.values()
+    ]
+    await asyncio.sleep(2)
+    for race_id, names in rooms:
+        maker = next(iter(names.values()))
+        assert (await maker.client.post(f"/api/races/{race_id}/start")).status_code == 200
+    await asyncio.sleep(3.3)
+    pids = [server.process.pid for server in servers]
+    cpu_before = sum(cpu_seconds(pid) for pid in pids)
+    started = time.monotonic()
+    players = [asyncio.create_task(play(racer, random.Random(rng.random()), stop)) for racer in racers]
+    await asyncio.sleep(args.seconds)
+    stop.set()
+    await asyncio.gather(*players, return_exceptions=True)
+    measured = time.monotonic() - started
+    cpu = sum(cpu_seconds(pid) for pid in pids) - cpu_before
+    await asyncio.sleep(2)  # the last moves' deliveries
+    for task in readers:
+        task.cancel()
+    await asyncio.gather(*readers, return_exceptions=True)
+    for racer in racers:
+        await racer.client.aclose()
+
+    by_room: dict[int, list[Racer]] = {}
+    for racer in racers:
+        by_room.setdefault(racer.room, []).append(racer)
+    delays, missing, deliveries, moves = [], 0, 0, 0
+    for racer in racers:
+        rivals = [r.index for r in by_room[racer.room] if r is not racer]
+        for move in racer.moves:
+            if move.answered is None:
+                continue
+            moves += 1
+            deliveries += sum(1 for r in rivals if r in move.reached)
+            if all(r in move.reached for r in rivals):
+                delays.append(max(0.0, max(move.reached[r] for r in rivals) - move.answered))
+            else:
+                missing += 1
+    delays.sort()
+
+    def pct(p: float) -> float:
+        return delays[min(len(delays) - 1, int(p * len(delays)))] * 1000 if delays else float("nan")
+
+    print(f"servers {len(servers)}  rooms {args.rooms} x {args.per_room} racers  measured {measured:.1f} s")
+    print(f"moves {moves} ({moves / measured:.0f}/s)  delivered updates {deliveries}  moves not seen by every rival {missing}")
+    print(f"move answered -> every rival's stream: p50 {pct(0.5):.1f} ms  p99 {pct(0.99):.1f} ms  max {pct(1.0):.1f} ms")
+    print(
+        f"server CPU {cpu:.2f} s ({cpu / measured * 100:.0f}% of a core): {cpu / max(deliveries, 1) * 1e6:.0f} µs"
+        f" per delivered update, {cpu / max(moves, 1) * 1e3:.2f} ms per move"
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rooms", type=int, default=25)
+    parser.add_argument("--per-room", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--servers", type=int, default=1)
+    parser.add_argument("--database", default="", help="TRIPEAKS_DATABASE_URL (default: SQLite in a temporary folder)")
+    parser.add_argument("--seed", type=int, default=24)
+    asyncio.run(main(parser.parse_args()))

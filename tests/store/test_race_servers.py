@@ -1,0 +1,88 @@
+"""A race across two servers on one PostgreSQL (issue 24): racers on different servers see
+each other through LISTEN/NOTIFY; one server killed (SIGKILL) mid-race and started again loses
+nothing, and its stream comes back."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.races import Stream
+from tests.servers import start_server
+from tests.support import won_deal
+
+pytestmark = pytest.mark.postgres
+
+QUIET = {"TRIPEAKS_RATE_LIMITS": "false", "TRIPEAKS_ACCESS_LOG": "false"}
+
+
+def move(client: httpx.Client, game_id: str, action: int) -> dict[str, object]:
+    if action < 0:
+        answer = client.post(f"/api/games/{game_id}/draw")
+    else:
+        answer = client.post(f"/api/games/{game_id}/remove", json={"position": action})
+    assert answer.status_code == 200, answer.text
+    state: dict[str, object] = answer.json()
+    return state
+
+
+def strip_shows(state: dict[str, object]) -> re.Pattern[str]:
+    cards_left = sum(1 for slot in state["tableau"] if not slot["removed"])  # type: ignore[attr-defined]
+    return re.compile(rf'racer-cards">{cards_left}</b>.*?racer-score">{state["score"]}</b>', re.S)
+
+
+def test_racers_on_two_servers_and_a_server_killed_mid_race(pg_database: str, tmp_path: Path) -> None:
+    code, line = won_deal()
+    env = {**QUIET, "TRIPEAKS_DATABASE_URL": pg_database}
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = start_server(tmp_path / "a", env)
+    second = start_server(tmp_path / "b", env)
+    try:
+        maker = httpx.Client(base_url=first.url, timeout=10)
+        rival = httpx.Client(base_url=second.url, timeout=10)
+        race_id = maker.post("/api/races", json={"code": code.text()}).json()["id"]
+        mine = maker.post(f"/api/races/{race_id}/join").json()["game_id"]
+        theirs = rival.post(f"/api/races/{race_id}/join").json()["game_id"]
+        on_second = Stream(rival, f"/races/{race_id}/events?view=board-1").open()
+        on_first = Stream(maker, f"/races/{race_id}/events?view=board-1").open()
+        assert "Player 2" in on_second.next().data and "Player 2" in on_first.next().data
+        assert maker.post(f"/api/races/{race_id}/start").status_code == 200
+        on_second.until("race-countdown")  # the start, made on the first server, seen on the second
+        time.sleep(3.1)
+
+        delays = []
+        for action in line[:6]:
+            state = move(maker, mine, action)
+            answered = time.monotonic()
+            delays.append(on_second.until(strip_shows(state)).at - answered)
+        state = move(rival, theirs, line[0])
+        on_first.until(strip_shows(state))  # and the other way round
+        assert max(delays) < 1.0, delays
+
+        first.kill()  # mid-race: no shutdown at all
+        with pytest.raises((EOFError, httpx.HTTPError)):
+            for _ in range(50):
+                on_first.next(timeout=5)
+        first = start_server(tmp_path / "a", env, port=int(first.url.rsplit(":", 1)[1]))
+        kept = maker.get(f"/api/games/{mine}").json()
+        assert kept["moves"] == 6  # nothing lost
+        race = maker.get(f"/api/races/{race_id}").json()
+        assert race["status"] == "running" and len(race["racers"]) == 2
+
+        back = Stream(maker, f"/races/{race_id}/events?view=board-1").open()  # the stream comes back
+        assert "race-strip" in back.next().data
+        for action in line[6:10]:
+            state = move(maker, mine, action)
+            on_second.until(strip_shows(state))  # the restarted server's moves reach the other
+        state = move(rival, theirs, line[1])
+        back.until(strip_shows(state))  # and its LISTEN is back
+        for stream in (on_first, on_second, back):
+            stream.close()
+    finally:
+        first.stop()
+        second.stop()
