@@ -66,7 +66,11 @@ def worker_script() -> str:
     """``static/sw.js`` after the line that names its version and what it keeps at install."""
     keep = [OFFLINE, *(static_url(name) for name in OFFLINE_FILES)]
     body = (STATIC_DIR / "sw.js").read_text(encoding="utf-8")
-    version = hashlib.sha256((json.dumps(keep) + body).encode()).hexdigest()[:12]
+    # Any static file changed makes a new worker, and the new worker drops the old cache (with
+    # the old versions of the files it kept as pages asked for them).
+    statics = sorted(str(path.relative_to(STATIC_DIR)) for path in STATIC_DIR.rglob("*") if path.is_file())
+    every = json.dumps(keep) + body + "".join(map(static_url, statics))
+    version = hashlib.sha256(every.encode()).hexdigest()[:12]
     setup = json.dumps({"version": version, "offline": OFFLINE, "keep": keep})
     return f"self.TRIPEAKS = {setup};\n{body}"
 
