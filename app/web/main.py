@@ -86,7 +86,9 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
         if settings.metrics_on:
             metrics.enable()
             metrics.count_games(app.state.store)
-        app.state.race_signals = open_signals(settings.database_url, settings.race_signals_url)
+        app.state.race_signals = open_signals(
+            settings.database_url, settings.race_signals_url, settings.workers
+        )
         await app.state.race_signals.start()
         app.state.race_reads = RaceReads(app.state.race_signals)
         app.state.race_streams = StreamSlots(

@@ -217,12 +217,14 @@ async def race_events(
     seen_at = 0.0
     announced_at = 0.0
     told: dict[str, tuple[str, int]] = {}
+    par: int | None = None
     first = True
     try:
         yield ServerSentEvent(comment="race", retry=RETRY_MS)
         while not slots.closing.is_set():
             listener.changed.clear()
-            found = await reads.read(store, race.id, most_age=1.0 if first else SEEN_EVERY_S)
+            fresh = signals.poll_s or (1.0 if first else SEEN_EVERY_S)
+            found = await reads.read(store, race.id, most_age=fresh)
             if found is None:
                 break  # the room was removed
             race, first, now = found, False, time.time()
@@ -234,13 +236,14 @@ async def race_events(
                 news = rivals_news(race, player, now, told)
                 if news:
                     announced_at = now
-            par = await par_of(race, now)
+            if par is None:  # once the race is finished: the solver's, asked once per stream
+                par = await par_of(race, now)
             html = live_html(pages, request, race, player, now, view, par, news)
             mark = digest(html.partition("<!--news-->")[0])
             if mark != sent or news:
                 sent = mark
                 yield ServerSentEvent(raw_data=html, id=mark)
-            wait = next_change(race, now)
+            wait = min(next_change(race, now), signals.poll_s or SEEN_EVERY_S)
             with_close = asyncio.ensure_future(slots.closing.wait())
             with_change = asyncio.ensure_future(listener.changed.wait())
             try:

@@ -42,7 +42,10 @@ class Listener:
 class LocalSignals:
     """Signals within this process (one server on SQLite or memory)."""
 
-    def __init__(self) -> None:
+    def __init__(self, poll_s: float | None = None) -> None:
+        self.poll_s = poll_s
+        """Several worker processes on one SQLite file and no Redis: a signal reaches only its own
+        process, so streams also look at their race this often."""
         self._listeners: dict[str, set[Listener]] = {}
         self._versions: dict[str, int] = {}
         self.server = secrets.token_hex(6)
@@ -221,8 +224,12 @@ class RedisSignals(_RemoteSignals):
         await self._redis.aclose()
 
 
-def open_signals(database_url: str, signals_url: str | None) -> LocalSignals:
-    """Redis where configured, else PostgreSQL's own when the games live there, else local."""
+POLL_S: Final = 0.5
+
+
+def open_signals(database_url: str, signals_url: str | None, workers: int = 1) -> LocalSignals:
+    """Redis where configured, else PostgreSQL's own when the games live there, else local (with
+    several worker processes on SQLite, local and a look every :data:`POLL_S`)."""
     if signals_url:
         if not signals_url.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("TRIPEAKS_RACE_SIGNALS_URL: a redis:// URL")
@@ -230,4 +237,4 @@ def open_signals(database_url: str, signals_url: str | None) -> LocalSignals:
     for prefix in ("postgresql+psycopg://", "postgresql://", "postgres://"):
         if database_url.startswith(prefix):
             return PostgresSignals("postgresql://" + database_url[len(prefix) :])
-    return LocalSignals()
+    return LocalSignals(POLL_S if workers > 1 else None)

@@ -1,0 +1,72 @@
+"""Screenshots of a race in every language at 1280×800, 390×844 and 844×390: the lobby, the
+countdown, a race in progress and the finish (test-output/screenshots/race-*.png), and what
+each must show."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import screenshot
+from tests.support import won_deal
+
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844},
+         "landscape": {"width": 844, "height": 390}}  # fmt: skip
+TITLES = {"en": "Race", "he": "מרוץ", "uk": "Перегони", "th": "การแข่ง"}
+
+
+def api_play(page: Page, game_id: str, actions: tuple[int, ...]) -> None:
+    for action in actions:
+        if action < 0:
+            answer = page.request.post(f"/api/games/{game_id}/draw")
+        else:
+            answer = page.request.post(f"/api/games/{game_id}/remove", data={"position": action})
+        assert answer.ok, answer.text()
+
+
+@pytest.mark.parametrize("lang", ["en", "he", "uk", "th"])
+def test_race_screens_in_every_language(new_page, lang: str) -> None:  # type: ignore[no-untyped-def]
+    code, line = won_deal()
+    pages = {size: new_page(viewport=view, extra_http_headers={"Accept-Language": lang}) for size, view in SIZES.items()}
+    maker = pages["desktop"]
+    maker.goto("/how-to-play")  # read: the offer to read it stays away
+    made = maker.request.post("/races", form={"code": code.text()}, max_redirects=0)
+    race_url = made.headers["location"]
+    race_id = race_url.rsplit("/", 1)[1]
+    maker.goto(race_url)
+    for size, page in pages.items():
+        if page is not maker:
+            page.goto("/how-to-play")
+            page.goto(race_url)
+            page.click("#race-join")
+    for size, page in pages.items():
+        expect(page.locator("#race-lobby-list li")).to_have_count(3)
+        expect(page.locator("#race-title")).to_contain_text(TITLES[lang])
+        assert page.locator("html").get_attribute("dir") == ("rtl" if lang == "he" else "ltr")
+        screenshot(page, f"race-lobby-{lang}-{size}")
+
+    maker.click("#race-start")
+    for size, page in pages.items():
+        expect(page.locator("#race-countdown")).to_be_visible()
+        page.screenshot(path=str(screenshot.__globals__["SCREENSHOTS"] / f"race-countdown-{lang}-{size}.png"))
+    games = {}
+    for size, page in pages.items():
+        expect(page.locator("#table")).to_be_visible(timeout=8000)
+        games[size] = page.locator("#game").get_attribute("data-game-id")
+    api_play(pages["phone"], games["phone"], line[:10])
+    api_play(pages["landscape"], games["landscape"], line[:4])
+    api_play(maker, games["desktop"], line[:20])
+    for size, page in pages.items():
+        page.reload(wait_until="domcontentloaded", timeout=30_000)
+        expect(page.locator("#race-strip .racer")).to_have_count(3)
+        screenshot(page, f"race-running-{lang}-{size}")
+
+    for size, page in pages.items():
+        done = {"desktop": 20, "phone": 10, "landscape": 4}[size]
+        api_play(page, games[size], line[done:])
+    for size, page in pages.items():
+        page.reload(wait_until="domcontentloaded", timeout=30_000)
+        expect(page.locator("#race-finish tbody tr")).to_have_count(3, timeout=15_000)
+        screenshot(page, f"race-finish-{lang}-{size}")
+    expect(maker.locator("#race-again")).to_be_visible()
+    assert race_id
