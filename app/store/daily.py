@@ -106,7 +106,7 @@ def progress(db: Db, game_id: str, game: Game, now: float) -> tuple[AttemptRow, 
 
 def order(db: Db, day: str, over: bool) -> list[Key]:
     """The day view's ranked attempts in order (for :class:`DayOrders`)."""
-    return [(int(key), float(at)) for key, at in run(db, ORDER[over], {"b_day": day}).fetchall()]
+    return list(map(tuple, run(db, ORDER[over], {"b_day": day}).fetchall()))  # in C: no pause
 
 
 def attempt(db: Db, day: dt.date, player: str, over: bool, orders: DayOrders) -> Attempt | None:

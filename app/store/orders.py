@@ -26,7 +26,7 @@ from typing import Final
 
 from app.store.attempts import AttemptRow, counted
 
-ORDER_TTL_S: Final = 10.0
+ORDER_TTL_S: Final = 30.0
 DAYS_KEPT: Final = 6
 """Views kept (today's two, yesterday's two, and a couple of past days asked for)."""
 
