@@ -263,6 +263,27 @@ class Soak:
         """Let the players play (the controller waits)."""
         self.stopping.wait(seconds)
 
+    def play_for(self, actions: int, most_s: float = 120.0) -> None:
+        """Let the players play until they made ``actions`` more acknowledged actions (a test
+        asks for work done, not time spent, whatever the machine's load)."""
+        goal = self.figures.acknowledged + actions
+        deadline = time.monotonic() + most_s
+        while self.figures.acknowledged < goal:
+            if time.monotonic() > deadline:
+                self.problem(f"the players made fewer than {actions} actions in {most_s:.0f} s")
+                return
+            self.stopping.wait(0.05)  # polls the players' count
+
+    def race_running(self, most_s: float = 60.0) -> None:
+        """Wait until every racer saw its race run (the 3-2-1 countdown is over)."""
+        racers = [p for p in self.players if isinstance(p, RacerPlayer)]
+        deadline = time.monotonic() + most_s
+        while not all(r.running for r in racers):
+            if time.monotonic() > deadline:
+                self.problem(f"the race did not run within {most_s:.0f} s")
+                return
+            self.stopping.wait(0.05)  # polls the racers' flags
+
     def open(self, kind: str, server: str | None = None) -> Outage:
         outage = Outage(kind, server, time.monotonic())
         with self.lock:

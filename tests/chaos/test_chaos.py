@@ -31,15 +31,16 @@ def assert_soak_held(soak: Soak, *, at_least: int = 100) -> None:
 
 
 def test_sigkills_lose_no_acknowledged_action(tmp_path: Path) -> None:
-    """SQLite: the server SIGKILLed three times in the middle of play, and started again."""
+    """SQLite: the server SIGKILLed twice in the middle of play, and started again (the other
+    two tests kill once each)."""
     soak = Soak(tmp_path / "data", {}, api_players=3, page_players=3, seed=1)
     try:
-        soak.play(3)
-        for _ in range(3):
+        soak.play_for(60)
+        for _ in range(2):
             soak.kill()
-            soak.play(3)
+            soak.play_for(60)
         assert_soak_held(soak)
-        assert soak.figures.kills == 3
+        assert soak.figures.kills == 2
     finally:
         soak.close_servers()
 
@@ -50,13 +51,13 @@ def test_a_full_disk_loses_no_acknowledged_action(tmp_path: Path) -> None:
     with tiny_disk("64m") as disk:
         soak = Soak(disk, {}, api_players=3, page_players=3, seed=2)
         try:
-            soak.play(3)
+            soak.play_for(60)
             soak.fill_disk(disk)
-            soak.play(2)
+            soak.play_for(40)
             soak.kill()
-            soak.play(2)
+            soak.play_for(40)
             soak.fill_disk(disk)
-            soak.play(2)
+            soak.play_for(40)
             assert_soak_held(soak)
             assert soak.figures.disk_fulls == 2
         finally:
@@ -74,13 +75,14 @@ def test_two_servers_and_a_race_lose_nothing_when_the_database_stops(
     soak = Soak(tmp_path / "data", {"TRIPEAKS_DATABASE_URL": private_postgres.url}, server_count=2,
                 api_players=2, page_players=2, racers=3, seed=3)
     try:
-        soak.play(3)
+        soak.race_running()
+        soak.play_for(60)
         soak.stop_database(private_postgres)
-        soak.play(2)
+        soak.play_for(40)
         soak.kill(1)
-        soak.play(2)
+        soak.play_for(40)
         soak.stop_database(private_postgres)
-        soak.play(2)
+        soak.play_for(40)
         assert_soak_held(soak)
         assert soak.figures.database_outages == 2
     finally:
