@@ -1,4 +1,4 @@
-"""Screenshots of a race in every language at 1280×800, 390×844 and 844×390: the lobby, the
+"""Screenshots of a race in every language at 1280x800, 390x844 and 844x390: the lobby, the
 countdown, a race in progress and the finish (test-output/screenshots/race-*.png), and what
 each must show."""
 
@@ -34,7 +34,7 @@ def test_race_screens_in_every_language(new_page, lang: str) -> None:  # type: i
     race_url = made.headers["location"]
     race_id = race_url.rsplit("/", 1)[1]
     maker.goto(race_url)
-    for size, page in pages.items():
+    for page in pages.values():
         if page is not maker:
             page.goto("/how-to-play")
             page.goto(race_url)
