@@ -16,7 +16,7 @@ neither stores anything.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, Final
+from typing import Annotated, Final
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import RedirectResponse, Response
@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 from app.engine.daily import band
 from app.i18n import current_locale
 from app.i18n.messages import N_
-from app.store import GameStore
+from app.store import GameStore, StoredGame
 from app.store.attempts import Attempt, Leaderboard, Streaks, streaks
 from app.web.board import board_context
 from app.web.daily import code_of, daily_key, parse_day, today
@@ -35,6 +35,7 @@ from app.web.render import is_htmx
 router = APIRouter()
 
 BAD_DATE: Final = N_("“%(date)s” is not a date: write it as YYYY-MM-DD, for example 2026-12-03.")
+BAD_MONTH: Final = N_("“%(month)s” is not a month: write it as YYYY-MM, for example 2026-12.")
 FUTURE_DATE: Final = N_("The daily deal of %(date)s is not out yet: each day's deal comes at midnight UTC.")
 
 
@@ -49,7 +50,7 @@ def checked_day(text: str) -> dt.date:
     return day
 
 
-def players_game_of_day(request: Request, store: GameStore, player: str, day: dt.date) -> Any:
+def players_game_of_day(request: Request, store: GameStore, player: str, day: dt.date) -> StoredGame:
     """The player's game of the day's deal (their attempt, or their latest practice game of it),
     or a fresh one that becomes their attempt ("late" for a past day)."""
     from app.web.pages import deal_for
@@ -82,9 +83,6 @@ def calendar_page(
     if context is None:
         raise HTTPException(422, current_locale().gettext(BAD_MONTH) % {"month": (month or "")[:7]})
     return pages.page("daily_calendar.html", context)
-
-
-BAD_MONTH: Final = N_("“%(month)s” is not a month: write it as YYYY-MM, for example 2026-12.")
 
 
 @router.get("/daily/{day}", name="daily_day")

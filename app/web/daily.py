@@ -18,6 +18,7 @@ import threading
 from dataclasses import dataclass
 from typing import Final
 
+import babel
 from babel.dates import format_date
 from babel.lists import format_list
 from babel.numbers import format_decimal
@@ -120,8 +121,6 @@ def standing_words(rank: int, ranked: int) -> str:
     """"12th of 340", by the language's ordinal rules (CLDR, through Babel)."""
     words = current_locale()
     lang = words.code
-    import babel
-
     form = babel.Locale.parse(lang).ordinal_form(rank)
     values = {"rank": number(rank, lang), "count": number(ranked, lang)}
     texts = {
