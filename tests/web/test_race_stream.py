@@ -155,3 +155,22 @@ def test_a_thousand_idle_streams_against_the_bounds(tmp_path: Path) -> None:
         assert statuses.get(200) == 300 and statuses.get(503) == 700, statuses
         assert reopened == 200  # closed streams gave their slots back
         assert maker.get("/healthz").status_code == 200
+
+
+def test_a_server_shutting_down_ends_its_streams(tmp_path: Path) -> None:
+    """SIGTERM: every open stream ends at once (the browser reconnects, elsewhere if there is
+    another server), and the server exits without waiting for them."""
+    data = tmp_path / "data"
+    data.mkdir()
+    with live_server(data, QUIET) as server:
+        maker = racer(server)
+        race_id = maker.post("/api/races", json={"code": "TP1-E-AAAAAAB"}).json()["id"]
+        stream = Stream(maker, f"/races/{race_id}/events").open()
+        assert "race-start" in stream.next().data
+        assert any(line.startswith("retry:") for line in stream.raw)  # how soon to come back
+        stopping = time.monotonic()
+        server.process.terminate()
+        with pytest.raises(EOFError):
+            stream.next(timeout=10)
+        server.process.wait(timeout=10)
+        assert time.monotonic() - stopping < 8  # not the keep-alive's 15 s, nor forever
