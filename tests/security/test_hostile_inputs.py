@@ -347,7 +347,45 @@ def line_probes(template: str) -> RouteProbes:
     return probes
 
 
+def race_probes(method: str, template: str) -> RouteProbes:
+    """Race ids (issue 24) that cannot exist: 404 before any database is asked (a NUL byte among
+    them, which PostgreSQL's text refuses)."""
+
+    def probes(ids: Ids) -> Iterator[Probe]:
+        for race_id in BAD_IDS:
+            yield Probe(f"race id {race_id[:30]!r}", method, template.replace("{race_id}", race_id))
+    return probes
+
+
+def new_race_probes(ids: Ids) -> Iterator[Probe]:
+    from urllib.parse import unquote
+
+    for code in BAD_CODES[:6]:
+        yield Probe(f"race code {code[:30]!r}", "POST", "/api/races", {"json": {"code": unquote(code)}},
+                    expect=expect_code(code))
+    for body in ({"code": 5}, {"code": ["TP1-E-AAAAAAB"]}, {"code": "A" * 501}, {"rules": "easy"}):
+        yield Probe(f"race body {str(body)[:30]}", "POST", "/api/races", {"json": body})
+    yield Probe("race body not JSON", "POST", "/api/races", {"content": b"{", "headers": {"content-type": "application/json"}})
+
+
 CATALOGUE: dict[tuple[str, str], RouteProbes] = {
+    ("GET", "/api/races/{race_id}"): race_probes("GET", "/api/races/{race_id}"),
+    ("GET", "/race/{race_id}"): race_probes("GET", "/race/{race_id}"),
+    ("GET", "/races/{race_id}/events"): race_probes("GET", "/races/{race_id}/events"),
+    ("GET", "/races/{race_id}/page"): race_probes("GET", "/races/{race_id}/page"),
+    ("POST", "/api/races/{race_id}/join"): race_probes("POST", "/api/races/{race_id}/join"),
+    ("POST", "/api/races/{race_id}/start"): race_probes("POST", "/api/races/{race_id}/start"),
+    ("POST", "/races/{race_id}/again"): race_probes("POST", "/races/{race_id}/again"),
+    ("POST", "/races/{race_id}/join"): race_probes("POST", "/races/{race_id}/join"),
+    ("POST", "/races/{race_id}/start"): race_probes("POST", "/races/{race_id}/start"),
+    ("POST", "/api/races"): new_race_probes,
+    ("POST", "/races"): plain("POST", "/races"),
+    ("GET", "/display"): plain("GET", "/display"),
+    ("POST", "/display"): plain("POST", "/display"),
+    ("GET", "/manifest.webmanifest"): plain("GET", "/manifest.webmanifest"),
+    ("GET", "/offline"): plain("GET", "/offline"),
+    ("GET", "/sw.js"): plain("GET", "/sw.js"),
+    ("POST", "/settings/sound"): plain("POST", "/settings/sound"),
     ("GET", "/replay/{code}"): code_probes("GET", "/replay/{code}"),
     ("GET", "/replay/{code}/{line}"): line_probes("/replay/{code}/{line}"),
     ("GET", "/api/replay/{code}"): code_probes("GET", "/api/replay/{code}"),
