@@ -18,13 +18,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterable
-from typing import Annotated, Any, Final, cast
+from typing import Annotated, Any, Final, Literal, cast
 
 from anyio import to_thread
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
+from app.engine import Rules, VariantError, Variants
 from app.i18n import current_locale
 from app.store.races import (
     COUNTDOWN_S,
@@ -50,7 +51,7 @@ from app.web.race_stream import (
 )
 from app.web.races import known_race, make_race, race_code, refusal, signals_of
 from app.web.render import Pages
-from app.web.solving import deal_outlook
+from app.web.solving import deal_outlook, winnable_code
 
 router = APIRouter(tags=["races"])
 
@@ -143,11 +144,27 @@ async def view_changed(race_id: RaceIdPath) -> Response:
 
 @router.post("/races", name="new_race")
 async def new_race(
-    store: StoreDep, player: PlayerDep, code: Annotated[str | None, Form(max_length=500)] = None
+    request: Request,
+    store: StoreDep,
+    player: PlayerDep,
+    code: Annotated[str, Form(max_length=500)] = "",
+    rules_word: Annotated[Literal["easy", "classic"], Form(alias="rules")] = "easy",
+    variant_words: Annotated[list[str], Form(alias="variants", max_length=8)] = [],  # noqa: B006
 ) -> Response:
-    """"Race a friend": a room for this deal (the result box's), else a random winnable one."""
-    dealt = await to_thread.run_sync(race_code, code or None)
+    """"Race a friend": a room for the deal given (the result box's, or a code typed in the New
+    game window), else for a random winnable deal of the rules and variants chosen there. The
+    New game window's button sends its form here (htmx: ``HX-Redirect`` to the room)."""
+    if code.strip():
+        dealt = race_code(code.strip())
+    else:
+        try:
+            variants = Variants.from_words(variant_words)
+        except VariantError as error:
+            raise HTTPException(422, str(error)) from None
+        dealt = await to_thread.run_sync(winnable_code, Rules.from_word(rules_word), None, variants)
     race = await to_thread.run_sync(make_race, store, player, dealt)
+    if request.headers.get("hx-request") == "true":
+        return Response(status_code=204, headers={"HX-Redirect": f"/race/{race.id}"})
     return RedirectResponse(f"/race/{race.id}", status_code=303)
 
 
@@ -174,11 +191,13 @@ async def start(request: Request, race_id: RaceIdPath, store: StoreDep, player: 
 
 @router.post("/races/{race_id}/again", name="race_again")
 async def again(request: Request, race_id: RaceIdPath, store: StoreDep, player: PlayerDep) -> Response:
-    """"Race again": a new random winnable deal of the same rules, to the same racers."""
+    """"Race again": a new random winnable deal of the same rules and variants, to the same
+    racers."""
     race = await known_race(store, race_id)
     if race.status(time.time()) is not RaceStatus.FINISHED:
         raise refusal(NotNow("This race is not finished yet."))
-    dealt = await to_thread.run_sync(race_code, None)
+    last = race.game_code  # the same rules and variants, a new winnable deal
+    dealt = await to_thread.run_sync(winnable_code, last.rules, None, last.variants)
     return await _act(request, race_id, lambda: store.race_again(race_id, player, dealt, time.time()))
 
 

@@ -80,3 +80,17 @@ def test_hostile_race_urls(client: TestClient) -> None:
             assert client.post(f"/races/{bad}/{path}").status_code == 404
     assert client.post("/races", data={"code": "not a code"}).status_code == 422
     assert client.get("/healthz").status_code == 200
+
+
+def test_race_a_friend_from_the_new_game_window(client: TestClient, store: MemoryStore) -> None:
+    """The window's choice: a typed code, else a winnable deal of the rules and variants chosen."""
+    page = client.get("/").text
+    assert 'id="race-a-friend"' in page and 'form="new-game-form"' in page
+    answer = client.post("/races", data={"rules": "classic", "variants": ["open_peaks"]}, headers={"HX-Request": "true"})
+    assert answer.status_code == 204
+    race = store.race(answer.headers["HX-Redirect"].rsplit("/", 1)[1])
+    assert race is not None and race.code.startswith("TP1-CO-")
+    typed = client.post("/races", data={"code": "tp1-e-aaaaaab", "rules": "classic"}, follow_redirects=False)
+    assert typed.status_code == 303
+    assert store.race(typed.headers["location"].rsplit("/", 1)[1]).code == "TP1-E-AAAAAAB"  # type: ignore[union-attr]
+    assert client.post("/races", data={"variants": ["nonsense"]}).status_code == 422
