@@ -26,9 +26,16 @@ PAGE_WORDS = {
 
 
 def html_tag(html: str) -> str:
+    """The page's <html> tag with only its language and direction (the Display choice adds a class)."""
     match = re.search(r"<html[^>]*>", html)
     assert match
-    return match.group(0)
+    tag = match.group(0)
+    kept = [
+        found.group(0)
+        for name in ("lang", "dir")
+        if (found := re.search(rf'\b{name}="[^"]*"', tag))
+    ]
+    return "<html " + " ".join(kept) + ">"
 
 
 def attribute(html: str, element_id: str, name: str) -> str:
@@ -116,7 +123,7 @@ def test_a_refused_move_in_each_language(client: TestClient, lang: str) -> None:
 
 def test_the_hebrew_page_is_right_to_left(client: TestClient) -> None:
     page = client.get(f"/g/{CODE}", headers={"Accept-Language": "he-IL,he;q=0.9"}).text
-    assert '<html lang="he" dir="rtl">' in page
+    assert html_tag(page) == '<html lang="he" dir="rtl">'
     assert "הקלף" not in page  # nothing refused yet
 
 

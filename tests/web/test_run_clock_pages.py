@@ -218,7 +218,7 @@ def test_how_to_play_in_every_language(client: TestClient, lang: str) -> None:
     page = client.get("/how-to-play")
     assert page.status_code == 200
     words = get_locale(lang)
-    assert f'<html lang="{lang}" dir="{words.direction}">' in page.text
+    assert f'<html lang="{lang}" dir="{words.direction}"' in page.text
     assert f"<h1>{words.gettext('How to play')}</h1>" in page.text
     # The messages it quotes are the game's own, in the same words.
     for message in ("Rank must be one higher or lower", "This card is blocked", "No more possible moves"):
