@@ -20,8 +20,9 @@ import sys
 import time
 
 from app.engine import Game, GameCode, Rules
+from app.engine.rules import BEST_SCORE
 from app.engine.search.analysis import analyse
-from app.engine.search.review import THRESHOLDS, WIN_BASE, children, playout_share, rate
+from app.engine.search.review import THRESHOLDS, children, playout_share, rate
 
 FIELDS = (
     "code", "winnable", "playout_share", "fewest_draws", "winning_first", "first_actions", "rating",
@@ -38,7 +39,7 @@ def inputs(code: GameCode, best: bool) -> dict[str, object]:
     first = list(children(deal))
     fewest = winning_first = None
     if winnable and best:
-        fewest = WIN_BASE - analysis.start().best_score
+        fewest = BEST_SCORE - analysis.start().best_score
         winning_first = analysis.winning_first_moves()
     rating = rate(winnable, share)
     return {

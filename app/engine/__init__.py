@@ -21,8 +21,8 @@ from app.engine.game import (
     StateError,
     Status,
     describe_board,
-    ranks_adjacent,
 )
+from app.engine.rules import ranks_adjacent
 from app.engine.variants import STANDARD, Variant, VariantError, Variants
 
 __all__ = [

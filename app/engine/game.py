@@ -43,13 +43,9 @@ from app.engine.layout import (
     peaks_cleared,
     positions_of,
 )
+from app.engine.rules import peak_bonus, playable_by_rank, standard_score, traditional_score
 from app.engine.variants import Variants
 
-START_SCORE: Final = 500
-PEAK_BONUS: Final = 100
-TRADITIONAL_DRAW_COST: Final = 5
-TRADITIONAL_PEAK_BONUS: Final = (0, 15, 30, 60)
-"""Traditional scoring: the bonus for 0, 1, 2 or 3 peaks cleared (15, 15, then 30)."""
 UNDO_LIMIT: Final = 100
 DRAW: Final = -1
 """How a draw is written in a line of actions (removals are written as their position)."""
@@ -129,31 +125,10 @@ class Action:
         raise ValueError(f"{text[:20]!r} is not an action: expected 'draw' or a position 0 to 27")
 
 
-def _adjacent_ranks(rank: int, rules: Rules) -> tuple[int, ...]:
-    ranks = [r for r in (rank - 1, rank + 1) if 1 <= r <= 13]
-    if rules.king_ace_joined and rank in (1, 13):
-        ranks.append(14 - rank)
-    return tuple(ranks)
-
-
-def ranks_adjacent(a: int, b: int, rules: Rules) -> bool:
-    """Whether a card of rank ``a`` may go on one of rank ``b`` (or the other way).
-
-    Rank 0 is the joker, which fits every rank, and every rank fits it."""
-    return a == 0 or b == 0 or b in _adjacent_ranks(a, rules)
-
-
 @lru_cache(maxsize=4096)
 def _playable_by_rank(code: GameCode) -> tuple[int, ...]:
-    """For each waste rank (1-13), the mask of positions whose card may go on it; at 0, for a
-    joker or an empty waste, every position."""
-    tableau = code.deal().tableau
-    by_rank = [ALL_POSITIONS_MASK] + [0] * 13
-    for waste_rank in range(1, 14):
-        for p, card in enumerate(tableau):
-            if ranks_adjacent(card.rank, waste_rank, code.rules):
-                by_rank[waste_rank] |= 1 << p
-    return tuple(by_rank)
+    """The deal's tableau by rank (:func:`app.engine.rules.playable_by_rank`), kept per code."""
+    return playable_by_rank([card.rank for card in code.deal().tableau], code.rules)
 
 
 class Game:
@@ -314,28 +289,24 @@ class Game:
 
     @property
     def score(self) -> int:
-        """500, -1 for each action in effect, +100 for each emptied peak; never below 0.
+        """The standard score (:mod:`app.engine.rules`); never below 0.
 
         Undo restores the exact previous score. The line never holds more than 53
         actions (28 removals and at most 25 draws), so the floor at 0 is never reached and
         this closed form equals the score counted move by move.
 
-        Under traditional scoring: each removal scores its place in its run (1, 2, 3, ...),
-        each draw costs 5, the peaks pay 15, 15 and 30; it starts at 0 and may go below.
-        Both are worked out from the line, so undo restores them exactly, run included.
+        Under traditional scoring it starts at 0 and may go below. Both are worked out
+        from the line, so undo restores them exactly, run included.
         """
         cleared = sum(self.peaks_cleared)
         if not self._code.variants.traditional:
-            return max(0, START_SCORE - len(self._line) + PEAK_BONUS * cleared)
-        score = run = 0
-        for a in self._line:
-            if a == DRAW:
-                run = 0
-                score -= TRADITIONAL_DRAW_COST
-            else:
-                run += 1
-                score += run
-        return score + TRADITIONAL_PEAK_BONUS[cleared]
+            return max(0, standard_score(len(self._line), cleared))
+        return traditional_score((a == DRAW for a in self._line), cleared)
+
+    @property
+    def peak_bonus(self) -> int:
+        """What the peaks emptied so far have paid, under the game's scoring."""
+        return peak_bonus(sum(self.peaks_cleared), traditional=self._code.variants.traditional)
 
     def card_at(self, position: int) -> Card | None:
         """The card at a position, or ``None`` once removed."""

@@ -126,13 +126,13 @@ async def remove(request: Request, move: PlayersRemovalDep) -> Response:
     position = move.position
 
     def do(game: Game) -> tuple[Event, frozenset[int]]:
-        before = sum(game.peaks_cleared)
+        before = game.peak_bonus
         game.remove(position)
         turned = turned_by_removal(game, position)
         event = Event(
             Happened.REMOVED,
             card=game.waste,
-            peak_cleared=sum(game.peaks_cleared) > before,
+            peak_points=game.peak_bonus - before,
             turned_up=tuple(game.deal.tableau[p] for p in sorted(turned)),
         )
         return event, turned

@@ -43,4 +43,4 @@ def sound_of(request: Request, event: Event | None, game: Game) -> str:
         return "blocked"
     if happened is Happened.DREW:
         return "draw"
-    return "peak" if event.peak_cleared else "take"
+    return "peak" if event.peak_points else "take"

@@ -31,7 +31,8 @@ class Event:
     happened: Happened
     card: Card | None = None
     refusal: Refusal | None = None
-    peak_cleared: bool = False
+    peak_points: int = 0
+    """What the peak the action emptied paid (0: it emptied none)."""
     hint_draw: bool = False
     """A hint: draw from the stock (a hint to remove names its ``card``)."""
     undos: int | None = None

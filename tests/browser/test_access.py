@@ -13,6 +13,7 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Game, GameCode, Rules
+from app.engine.rules import PEAK_BONUS
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.states import (
     BROWSER_LOCALES,
@@ -387,7 +388,7 @@ def test_one_live_region_says_what_each_action_did(new_page) -> None:  # type: i
                     cards = ", ".join(card_name(lang, game.deal.tableau[p]) for p in sorted(turned))
                     said.append(says(lang, "Turned face up: %(cards)s.", cards=cards))
                 if sum(game.peaks_cleared) > sum(before):
-                    said.append(says(lang, "Peak cleared: 100 points!"))
+                    said.append(says(lang, "Peak cleared: %(points)s points!", points=PEAK_BONUS))
             if game.status.value == "won":
                 said.append(won_words(lang, game))
             else:

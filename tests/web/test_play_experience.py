@@ -103,3 +103,21 @@ def test_a_move_keeps_the_ended_game_boxes_and_buttons_in_step(client: TestClien
         assert f'id="{oob}"' in html, oob
     assert len(html.encode()) < 8192
     assert 'class="card face' in html and "s-23" in html  # the drawn card flies from the stock
+
+
+def test_a_removal_that_empties_a_peak_says_what_the_peak_paid(client: TestClient) -> None:
+    code, line = won_deal(Rules.EASY)
+    for variant, paid in (("", [100, 100, 100]), ("T", [15, 15, 30])):
+        text = code.text().replace("-E-", f"-E{variant}-")
+        game, game_id, said = Game.from_code(text), open_deal(client, text), []
+        for action in line:
+            cleared = sum(game.peaks_cleared)
+            game.replay([action])
+            path = "draw" if action == DRAW else "remove"
+            html = client.post(f"/games/{game_id}/{path}", data={"position": action}, headers=HX).text
+            status = text_of(html, "status")
+            if sum(game.peaks_cleared) > cleared:
+                said.append(status.split("Peak cleared: ")[1].split(" points!")[0])
+            else:
+                assert "Peak cleared" not in status
+        assert said == [str(points) for points in paid], variant

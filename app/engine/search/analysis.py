@@ -44,17 +44,19 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Final
 
-from app.engine.deal import Deal, GameCode, Rules, rank_of
-from app.engine.game import Action, Game, ranks_adjacent
+from app.engine.deal import GameCode, rank_of
+from app.engine.game import Action, Game
 from app.engine.layout import ALL_POSITIONS_MASK, POSITION_COUNT
+from app.engine.rules import BEST_SCORE, playable_by_rank
 from app.engine.search.passes import Int8Array, Int16Array, _sets, best_after_draws, score_of, win_limits
 from app.engine.search.runs import best_gain, peak_bonus, run_best_after_draws
 
 __all__ = ["ANALYSES", "AnalysisCache", "DealAnalysis", "PositionVerdict", "analyse", "score_of"]
 
 FULL: Final = ALL_POSITIONS_MASK
-WON_MIN_SCORE: Final = 772 - 25
-"""Every win scores at least this (772 less the draws, at most 25); a game not won at most 682."""
+WON_MIN_SCORE: Final = BEST_SCORE - 25
+"""Every win scores at least this (the best score less the draws, at most 25); a game not won
+at most 682."""
 
 # -- the analysis of one deal, and what it answers ------------------------------------------
 
@@ -145,7 +147,7 @@ class DealAnalysis:
         # Right after a draw (or any position whose waste is the card just drawn: its
         # future is the same) the table has it. Otherwise: staying, drawing, or a removal.
         if removed == FULL:
-            return 772 - drawn
+            return BEST_SCORE - drawn
         row = self._row(removed)
         if waste == self.waste_after[drawn]:
             return int(self.best_after_draw[row, drawn])
@@ -306,17 +308,6 @@ class DealAnalysis:
         return removals + self.winnable(0, 1, self.waste_after[1])
 
 
-def fitting_masks(deal: Deal, rules: Rules) -> tuple[int, ...]:
-    """For each waste rank (index 1-13; 0 a wild waste, which takes every card), the mask of
-    positions whose card it takes (the joker's in every one)."""
-    masks = [ALL_POSITIONS_MASK] + [0] * 13
-    for waste in range(1, 14):
-        for p, card in enumerate(deal.tableau):
-            if ranks_adjacent(card.rank, waste, rules):
-                masks[waste] |= 1 << p
-    return tuple(masks)
-
-
 def analyse(code: GameCode, *, scores: bool = True) -> DealAnalysis:
     """Analyse the deal named by ``code`` under its rules: whether each position can be won
     (about 3 ms of CPU), and with ``scores`` its best score (about 8 ms more; under
@@ -330,7 +321,7 @@ def analyse(code: GameCode, *, scores: bool = True) -> DealAnalysis:
         best_after_draw=scoring(deal, code.rules) if scores else None,
         ranks=tuple(card.rank for card in deal.tableau),
         waste_after=(rank_of(deal.waste), *(card.rank for card in deal.stock)),
-        fits=fitting_masks(deal, code.rules),
+        fits=playable_by_rank([card.rank for card in deal.tableau], code.rules),
     )
 
 

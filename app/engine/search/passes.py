@@ -29,6 +29,7 @@ import numpy.typing as npt
 
 from app.engine.deal import Deal, Rules, rank_of
 from app.engine.layout import PEAK_MASKS, POSITION_COUNT, exposed_mask
+from app.engine.rules import BEST_SCORE, rank_above, rank_below, standard_score
 
 __all__ = ["best_after_draws", "score_of", "win_limits"]
 
@@ -63,13 +64,13 @@ class _Sets:
     edge_position: IntArray
     edge_bounds: tuple[int, ...]
     base_score: Int16Array
-    """The score of set ``i`` with nothing drawn: 500 - cards removed + 100 a cleared peak."""
+    """The standard score of set ``i`` with nothing drawn."""
 
 
 def score_of(removed: int, drawn: int) -> int:
     """The game's score at a position (undo restores it exactly, so it depends on nothing else)."""
     cleared = sum(removed & mask == mask for mask in PEAK_MASKS)
-    return 500 - removed.bit_count() - drawn + 100 * cleared
+    return standard_score(removed.bit_count() + drawn, cleared)
 
 
 @functools.cache
@@ -121,9 +122,11 @@ def _wrap(by_rank: npt.NDArray[np.generic], rules: Rules) -> None:
     """Fill the unused ends of a table by rank (axis 1: ranks 1-13 at 1-13) so that the
     cards a waste of rank ``r`` takes are at ``r - 1`` and ``r + 1``: with K and A joined,
     below the ace is the king and above the king the ace; apart, nothing."""
-    if rules.king_ace_joined:
-        by_rank[:, 0] = by_rank[:, 13]
-        by_rank[:, 14] = by_rank[:, 1]
+    below_ace, above_king = rank_below(1, rules), rank_above(13, rules)
+    if below_ace is not None:
+        by_rank[:, 0] = by_rank[:, below_ace]
+    if above_king is not None:
+        by_rank[:, 14] = by_rank[:, above_king]
 
 
 def _best_by_group(values: Int16Array, key: KeyArray) -> tuple[KeyArray, Int16Array]:
@@ -233,7 +236,7 @@ def best_after_draws(deal: Deal, rules: Rules) -> Int16Array:
     columns = stock + 1
     drawn = np.arange(columns, dtype=np.int16)
     after_draw = np.empty((len(sets.masks), columns), dtype=np.int16)
-    after_draw[-1] = 772 - drawn
+    after_draw[-1] = BEST_SCORE - drawn
     # The tables of the row after (at first, the full set: nothing left to remove). Rows
     # of ``removal`` are (set, waste rank): set * width + rank - first, where the ranks run
     # from ``first``: 1, or 0 when a waste can be wild.

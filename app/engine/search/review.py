@@ -36,10 +36,8 @@ from app.engine.deal import GameCode, Rules, rank_of
 from app.engine.game import Action, Game
 from app.engine.layout import ALL_POSITIONS_MASK, exposed_mask
 from app.engine.line import Line
-from app.engine.search.analysis import ANALYSES, DealAnalysis, fitting_masks
-
-WIN_BASE: Final = 772
-"""The score of a win with no draw (500 - 28 removals + 3 peaks); each draw costs one."""
+from app.engine.rules import playable_by_rank
+from app.engine.search.analysis import ANALYSES, DealAnalysis
 
 
 class Analysis(Protocol):
@@ -126,7 +124,7 @@ def playout_share(code: GameCode, playouts: int = PLAYOUTS) -> float:
     deal = code.deal()
     ranks = [card.rank for card in deal.tableau]
     waste_after = [rank_of(deal.waste), *(card.rank for card in deal.stock)]
-    fits = fitting_masks(deal, code.rules)
+    fits = playable_by_rank([card.rank for card in deal.tableau], code.rules)
     won = 0
     for _ in range(playouts):  # the game's rules on its masks (a Game per playout costs 5x)
         removed, drawn, waste = 0, 0, waste_after[0]

@@ -29,8 +29,8 @@ from typing import Final
 import numpy as np
 
 from app.engine.deal import Deal, Rules
-from app.engine.game import TRADITIONAL_DRAW_COST, TRADITIONAL_PEAK_BONUS
 from app.engine.layout import ALL_POSITIONS_MASK, PEAK_MASKS, POSITION_COUNT
+from app.engine.rules import RANKS, TRADITIONAL_DRAW_COST, rank_above, rank_below, traditional_peak_bonus
 from app.engine.search.passes import Int16Array, IntArray, _best_by_group, _cards, _sets
 
 __all__ = ["best_gain", "peak_bonus", "run_best_after_draws"]
@@ -43,7 +43,7 @@ _DRAW: Final = TRADITIONAL_DRAW_COST
 
 def peak_bonus(removed: int) -> int:
     """The traditional peak bonus of a set of removed cards: 15, 15, then 30 (60 for all three)."""
-    return TRADITIONAL_PEAK_BONUS[sum(removed & mask == mask for mask in PEAK_MASKS)]
+    return traditional_peak_bonus(sum(removed & mask == mask for mask in PEAK_MASKS))
 
 
 @functools.cache
@@ -54,9 +54,8 @@ def _bonuses() -> Int16Array:
 def _neighbours(rules: Rules) -> tuple[IntArray, IntArray]:
     """For each rank 1-13 (index 0 unused), the ranks just below and just above it (0: none;
     with K and A joined the ace and the king are next to each other)."""
-    joined = rules.king_ace_joined
-    lower = np.array([0, 13 if joined else 0, *range(1, 13)], dtype=np.intp)
-    upper = np.array([0, *range(2, 14), 1 if joined else 0], dtype=np.intp)
+    lower = np.array([0, *(rank_below(r, rules) or 0 for r in RANKS)], dtype=np.intp)
+    upper = np.array([0, *(rank_above(r, rules) or 0 for r in RANKS)], dtype=np.intp)
     return lower, upper
 
 

@@ -45,6 +45,7 @@ from typing import Final
 from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules, dealt_waste, rank_of
 from app.engine.game import Action, Game
 from app.engine.layout import ALL_POSITIONS_MASK, COVER_MASKS, POSITION_COUNT
+from app.engine.rules import playable_by_rank, ranks_cycle
 from app.engine.search.analysis import ANALYSES, DealAnalysis, analyse
 
 __all__ = [
@@ -147,13 +148,6 @@ def reachable_removed_sets() -> frozenset[int]:
     return frozenset(_exposed_table())
 
 
-def _adjacent_ranks(rank: int, rules: Rules) -> tuple[int, ...]:
-    ranks = [r for r in (rank - 1, rank + 1) if 1 <= r <= 13]
-    if rules.king_ace_joined and rank in (1, 13):
-        ranks.append(14 - rank)
-    return tuple(ranks)
-
-
 def _unit(rank: int, rules: Rules) -> int:
     """One card of ``rank`` in the packed counts.
 
@@ -163,7 +157,7 @@ def _unit(rank: int, rules: Rules) -> int:
     wrap round to the ace.
     """
     unit = 1 << _FIELD * rank
-    if rules.king_ace_joined:
+    if ranks_cycle(rules):
         unit |= 1 << _FIELD * (rank + 13)
         if rank == 13:
             unit |= 1
@@ -214,13 +208,7 @@ class DealSolver:
         self.ranks: tuple[int, ...] = tuple(card.rank for card in deal.tableau)
         # The waste after `d` draws made last: the deal's waste card, then the stock.
         self.after_draw: tuple[int, ...] = (dealt_waste(deal).rank, *(c.rank for c in deal.stock))
-        by_rank = [0] * 14
-        for waste_rank in range(1, 14):
-            fits = _adjacent_ranks(waste_rank, rules)
-            for p, rank in enumerate(self.ranks):
-                if rank in fits:
-                    by_rank[waste_rank] |= 1 << p
-        self.playable_by_rank: tuple[int, ...] = tuple(by_rank)
+        self.playable_by_rank: tuple[int, ...] = playable_by_rank(self.ranks, rules)
         self.units: tuple[int, ...] = tuple(_unit(rank, rules) for rank in self.ranks)
         self.all_demand = sum(self.units)
         # Lost tables for the full game (draws up to the whole stock).

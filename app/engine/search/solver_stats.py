@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from app.engine.deal import DEAL_COUNT, GameCode, Rules
 from app.engine.game import Game
+from app.engine.rules import BEST_SCORE
 from app.engine.search.analysis import analyse
 from app.engine.search.solver import solve
 from app.engine.variants import STANDARD, Variants
@@ -203,7 +204,7 @@ def format_summary(
                 merged[score] = merged.get(score, 0) + count
         lines.extend(_histogram(merged, 25))
     elif scores:
-        lines.append("best scores of the winnable deals (772 - the fewest draws of a win):")
+        lines.append(f"best scores of the winnable deals ({BEST_SCORE} - the fewest draws of a win):")
         lines.extend(_histogram(summary.won_scores, 1))
         lines.append("best scores reachable in the deals with no win (at any moment of a game):")
         lines.extend(_histogram(summary.lost_scores, 25))

@@ -1,0 +1,123 @@
+"""The rules in one place (SPEC sections 4-7): which ranks are next to each other, which
+cards a waste takes, and what the two scorings pay.
+
+Everything else (the game, the solver, the analysis, the review, the page) asks here:
+a rule written twice is a rule that can disagree with itself.
+
+- **Adjacency.** A card goes on a waste one rank higher or lower; easy rules join the
+  king and the ace. The joker (rank 0) fits every rank, and every rank fits it.
+- **Standard scoring.** 500 to start, -1 for each action in effect (a removal or a draw),
+  +100 for each peak emptied; never below 0.
+- **Traditional scoring** (the ``T`` variant). Each removal scores its place in its run
+  (1, 2, 3, ...), each draw costs 5, the peaks pay 15, 15 and then 30; it starts at 0
+  and may go below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from app.engine.deal import Rules
+from app.engine.layout import PEAKS, POSITION_COUNT
+
+RANKS: Final = range(1, 14)
+"""The ranks of the deck, ace (1) to king (13)."""
+WILD: Final = 0
+"""The joker's rank, and the rank of a waste that takes every card (the joker, or an empty
+waste)."""
+
+START_SCORE: Final = 500
+PEAK_BONUS: Final = 100
+TRADITIONAL_DRAW_COST: Final = 5
+TRADITIONAL_PEAK_BONUSES: Final = (15, 15, 30)
+"""Traditional scoring: what the first, second and third peak emptied pay."""
+
+
+# -- adjacency --------------------------------------------------------------------------------
+
+
+def rank_below(rank: int, rules: Rules) -> int | None:
+    """The rank just below ``rank`` (1-13): the king below the ace when king and ace are
+    joined; ``None`` below an ace otherwise."""
+    if rank > 1:
+        return rank - 1
+    return 13 if rules.king_ace_joined else None
+
+
+def rank_above(rank: int, rules: Rules) -> int | None:
+    """The rank just above ``rank`` (1-13): the ace above the king when king and ace are
+    joined; ``None`` above a king otherwise."""
+    if rank < 13:
+        return rank + 1
+    return 1 if rules.king_ace_joined else None
+
+
+def ranks_cycle(rules: Rules) -> bool:
+    """Whether the ranks form a cycle (the king next to the ace), for tables that unroll it."""
+    return rank_above(13, rules) is not None
+
+
+def adjacent_ranks(rank: int, rules: Rules) -> tuple[int, ...]:
+    """The ranks a card of ``rank`` (1-13) may go on, and that may go on it."""
+    return tuple(r for r in (rank_below(rank, rules), rank_above(rank, rules)) if r is not None)
+
+
+def ranks_adjacent(a: int, b: int, rules: Rules) -> bool:
+    """Whether a card of rank ``a`` may go on one of rank ``b`` (or the other way).
+
+    Rank 0 is the joker, which fits every rank, and every rank fits it."""
+    return a == WILD or b == WILD or b in adjacent_ranks(a, rules)
+
+
+def playable_by_rank(ranks: Sequence[int], rules: Rules) -> tuple[int, ...]:
+    """The tableau by rank: for each waste rank (index 1-13), the mask of positions whose
+    card (``ranks[p]``, 0 for a joker) it takes; at index 0, a wild waste, every position."""
+    table = [(1 << len(ranks)) - 1] + [0] * 13
+    for waste in RANKS:
+        for p, rank in enumerate(ranks):
+            if ranks_adjacent(rank, waste, rules):
+                table[waste] |= 1 << p
+    return tuple(table)
+
+
+# -- scoring ----------------------------------------------------------------------------------
+
+
+def standard_score(actions: int, peaks_cleared: int) -> int:
+    """The standard score after ``actions`` removals and draws in effect with
+    ``peaks_cleared`` peaks emptied (before the floor at 0, which play never reaches)."""
+    return START_SCORE - actions + PEAK_BONUS * peaks_cleared
+
+
+def best_score(cards: int, peaks: int) -> int:
+    """The best standard score of a layout of ``cards`` positions and ``peaks`` peaks: every
+    card removed, no draw. Each draw a win needs costs one point."""
+    return standard_score(cards, peaks)
+
+
+BEST_SCORE: Final = best_score(POSITION_COUNT, len(PEAKS))
+"""The best standard score of the three peaks: 500 - 28 removals + 3 peaks, a win with no draw."""
+
+
+def traditional_peak_bonus(peaks_cleared: int) -> int:
+    """Traditional scoring: what ``peaks_cleared`` emptied peaks have paid in all."""
+    return sum(TRADITIONAL_PEAK_BONUSES[:peaks_cleared])
+
+
+def peak_bonus(peaks_cleared: int, *, traditional: bool) -> int:
+    """What ``peaks_cleared`` emptied peaks have paid in all, under either scoring."""
+    return traditional_peak_bonus(peaks_cleared) if traditional else PEAK_BONUS * peaks_cleared
+
+
+def traditional_score(line: Iterable[bool], peaks_cleared: int) -> int:
+    """The traditional score of a line (``True`` for a draw, ``False`` for a removal)."""
+    score = run = 0
+    for is_draw in line:
+        if is_draw:
+            run = 0
+            score -= TRADITIONAL_DRAW_COST
+        else:
+            run += 1
+            score += run
+    return score + traditional_peak_bonus(peaks_cleared)
