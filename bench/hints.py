@@ -23,10 +23,12 @@ from typing import Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.engine.actions import Action
 from app.engine.deal import DEAL_COUNT, GameCode, Rules
-from app.engine.game import Action, Game
+from app.engine.game import Game
 from app.engine.search.analysis import _sets, analyse
-from app.engine.search.solver import QUICK_NODES, DealSolver, SearchLimitExceeded, hint
+from app.engine.search.hints import hint
+from app.engine.search.solver import QUICK_NODES, DealSolver, SearchLimitExceeded
 from app.engine.search.solver_stats import percentile
 
 NAMED: Final = ("TP1-E-AAAABTA", "TP1-C-YBNNXMJ")

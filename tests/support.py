@@ -92,7 +92,7 @@ def after_draws(code: GameCode, draws: int) -> Game:
 def played_by_hints(code: GameCode) -> Game:
     """The deal played by following the solver's hint at every step, to the game's end; each
     hint must be an action (a winnable deal's game then ends won)."""
-    from app.engine.search.solver import hint
+    from app.engine.search.hints import hint
 
     game = Game(code)
     while not game.is_over:

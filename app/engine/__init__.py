@@ -1,5 +1,6 @@
 """The TriPeaks engine: pure rules, no I/O and no web imports."""
 
+from app.engine.actions import DRAW, Action, PositionError, Refusal, RefusedAction
 from app.engine.cards import DECK, JOKER, Card, CardError, Suit
 from app.engine.deal import (
     DEAL_COUNT,
@@ -10,20 +11,11 @@ from app.engine.deal import (
     UnsolvedVariant,
     shuffle_tp1,
 )
-from app.engine.game import (
-    DRAW,
-    UNDO_LIMIT,
-    Action,
-    Game,
-    PositionError,
-    Refusal,
-    RefusedAction,
-    StateError,
-    Status,
-    describe_board,
-)
+from app.engine.game import UNDO_LIMIT, Game, Status
 from app.engine.rules import ranks_adjacent
+from app.engine.state import StateError
 from app.engine.variants import STANDARD, Variant, VariantError, Variants
+from app.engine.words import describe_board
 
 __all__ = [
     "DEAL_COUNT",

@@ -10,6 +10,12 @@ so it deals the same cards on every machine and Python version.
 Variant letters (``docs/variants.md``) may follow the rules letter: ``TP1-EOJ-AAAAAAB``.
 Only the joker (``J``, a 53-card deck) and the empty waste (``W``, the waste card stays in
 the stock) change what is dealt; the standard codes deal exactly as before.
+
+A layout's letter (``docs/layouts.md``: ``D`` diamonds, ``V`` valley, ``H`` theatre, ``U``
+up-down) stands right after the rules letter: ``TP1-EV-AAAAAAB``, ``TP1-CVOJ-AAAAAAB``. A
+code with none is three peaks, so every code of before names the same deal. A layout of
+``N`` cards takes the first ``N`` shuffled cards, the next goes to the waste, the rest to
+the stock.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from functools import lru_cache
 from typing import Final
 
 from app.engine.cards import DECK, JOKER, Card
+from app.engine.layout import LAYOUT_LETTERS, THREE_PEAKS, Layout
 from app.engine.variants import STANDARD, VariantError, Variants
 
 DEAL_COUNT: Final = 26**7
@@ -73,6 +80,11 @@ _LINK: Final = re.compile(r"(?:https?://)?[^\s/]*(?:/[^\s]*)?")
 EXPECTED_FORM: Final = "TP1-E-AAAAAAB (TP1, E for easy or C for classic, then seven letters A-Z)"
 
 
+class UnsolvedLayout(ValueError):
+    """A question the search (solver, analysis, review) cannot answer yet for a layout other
+    than three peaks."""
+
+
 class UnsolvedVariant(ValueError):
     """A question the depth-first search cannot answer for a variant deal: it knows the
     standard deck only (:func:`dealt_waste`). The whole-deal analysis judges every variant."""
@@ -102,6 +114,7 @@ class GameCode:
     rules: Rules
     number: int
     variants: Variants = STANDARD
+    layout: Layout = THREE_PEAKS
     _text: str = field(init=False, repr=False, compare=False)
     """The canonical code, worked out once (every save and every page writes it)."""
 
@@ -114,7 +127,9 @@ class GameCode:
             out.append(chr(65 + digit))
         if not isinstance(self.variants, Variants):
             raise CodeError(f"variants {self.variants!r} are not a Variants value")
-        rules_part = self.rules.letter + self.variants.letters
+        if not isinstance(self.layout, Layout):
+            raise CodeError(f"layout {self.layout!r} is not a Layout value")
+        rules_part = self.rules.letter + self.layout.letter + self.variants.letters
         object.__setattr__(self, "_text", f"TP1-{rules_part}-{''.join(reversed(out))}")
 
     @property
@@ -123,8 +138,8 @@ class GameCode:
         return self._text[-7:]
 
     def text(self) -> str:
-        """The canonical code: ``TP1-E-AAAAAAB``, variant letters in order (``TP1-EOJ-…``);
-        legacy ``N`` is written ``E``."""
+        """The canonical code: ``TP1-E-AAAAAAB``, the layout's letter next, then variant
+        letters in order (``TP1-EVOJ-…``); legacy ``N`` is written ``E``."""
         return self._text
 
     def __str__(self) -> str:
@@ -134,7 +149,7 @@ class GameCode:
         return f"GameCode.parse({self.text()!r})"
 
     def deal(self) -> Deal:
-        return _cached_deal(self.number, self.variants.joker, self.variants.empty_waste)
+        return _cached_deal(self.number, self.variants.joker, self.variants.empty_waste, self.layout.count)
 
     @classmethod
     def parse(cls, text: str) -> GameCode:
@@ -161,8 +176,12 @@ class GameCode:
                     match = _WHOLE_CODE.fullmatch("TP1-{}{}-{}".format(*found[0]))
         if match is None:
             raise CodeError(f"{_quote(stripped)} is not a game code: expected {EXPECTED_FORM}")
+        letters = match.group(2)
+        layouts = [LAYOUT_LETTERS[letter] for letter in letters if letter in LAYOUT_LETTERS]
+        if len(layouts) > 1:
+            raise CodeError(f"{_quote(stripped)} is not a game code: it names two layouts")
         try:
-            variants = Variants.parse(match.group(2))
+            variants = Variants.parse("".join(c for c in letters if c not in LAYOUT_LETTERS))
         except VariantError as error:
             raise CodeError(
                 f"{_quote(stripped)} is not a game code: {error} (expected {EXPECTED_FORM})"
@@ -170,12 +189,14 @@ class GameCode:
         number = 0
         for letter in match.group(3):
             number = number * 26 + ord(letter) - 65
-        return cls(_RULE_LETTERS[match.group(1)], number, variants)
+        return cls(_RULE_LETTERS[match.group(1)], number, variants, *layouts)
 
     @classmethod
-    def random(cls, rules: Rules = Rules.EASY, variants: Variants = STANDARD) -> GameCode:
+    def random(
+        cls, rules: Rules = Rules.EASY, variants: Variants = STANDARD, layout: Layout = THREE_PEAKS
+    ) -> GameCode:
         """A deal chosen uniformly at random (from the operating system's randomness)."""
-        return cls(rules, secrets.randbelow(DEAL_COUNT), variants)
+        return cls(rules, secrets.randbelow(DEAL_COUNT), variants, layout)
 
     @classmethod
     def daily(cls, day: _dt.date, rules: Rules = Rules.EASY) -> GameCode:
@@ -227,9 +248,11 @@ def _parsed(text: str) -> GameCode:
 
 
 @lru_cache(maxsize=4096)
-def _cached_deal(number: int, joker: bool = False, empty_waste: bool = False) -> Deal:
+def _cached_deal(
+    number: int, joker: bool = False, empty_waste: bool = False, tableau_size: int = TABLEAU_SIZE
+) -> Deal:
     """Deals are immutable and pure: a server loading the same games over and over shuffles once."""
-    return Deal.from_number(number, joker=joker, empty_waste=empty_waste)
+    return Deal.from_number(number, joker=joker, empty_waste=empty_waste, tableau_size=tableau_size)
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,10 +270,14 @@ class Deal:
         return len(self.stock)
 
     @classmethod
-    def from_number(cls, number: int, *, joker: bool = False, empty_waste: bool = False) -> Deal:
-        """Shuffled cards 0-27 go to positions 0-27, card 28 to the waste, the rest to the stock
-        (top first). With an empty waste, card 28 stays in the stock as its top card."""
+    def from_number(
+        cls, number: int, *, joker: bool = False, empty_waste: bool = False, tableau_size: int = TABLEAU_SIZE
+    ) -> Deal:
+        """Shuffled cards 0 to N-1 go to positions 0 to N-1 (N = 28 in three peaks), card N to
+        the waste, the rest to the stock (top first). With an empty waste, card N stays in
+        the stock as its top card."""
         cards = shuffle_tp1(number, joker=joker)
+        n = tableau_size
         if empty_waste:
-            return cls(cards[:TABLEAU_SIZE], None, cards[TABLEAU_SIZE:])
-        return cls(cards[:TABLEAU_SIZE], cards[TABLEAU_SIZE], cards[TABLEAU_SIZE + 1 :])
+            return cls(cards[:n], None, cards[n:])
+        return cls(cards[:n], cards[n], cards[n + 1 :])

@@ -28,101 +28,23 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
 
+from app.engine.actions import DRAW, Action, Refusal, RefusedAction, check_position
 from app.engine.cards import Card
-from app.engine.deal import CodeError, Deal, GameCode, Rules
-from app.engine.layout import (
-    ALL_POSITIONS_MASK,
-    POSITION_COUNT,
-    ROW_NAMES,
-    ROWS,
-    exposed_mask,
-    peaks_cleared,
-    positions_of,
-)
+from app.engine.deal import Deal, GameCode, Rules
+from app.engine.layout import Layout, positions_of
 from app.engine.rules import peak_bonus, playable_by_rank, standard_score, traditional_score
 from app.engine.variants import Variants
 
 UNDO_LIMIT: Final = 100
-DRAW: Final = -1
-"""How a draw is written in a line of actions (removals are written as their position)."""
-
-
-class Refusal(enum.Enum):
-    """Why an action was refused. The value is the API's ``error`` word."""
-
-    RANK_MISMATCH = "rank_mismatch"
-    CARD_BLOCKED = "card_blocked"
-    NO_CARD = "no_card"
-    STOCK_EMPTY = "stock_empty"
-    NOTHING_TO_UNDO = "nothing_to_undo"
-    GAME_OVER = "game_over"
-
-    @property
-    def message(self) -> str:
-        """The English message for the player."""
-        return REFUSAL_MESSAGES[self]
-
-
-REFUSAL_MESSAGES: Final = {
-    Refusal.RANK_MISMATCH: "Rank must be one higher or lower",
-    Refusal.CARD_BLOCKED: "This card is blocked",
-    Refusal.NO_CARD: "That card has already been removed",
-    Refusal.STOCK_EMPTY: "The stock is empty",
-    Refusal.NOTHING_TO_UNDO: "Nothing to undo",
-    Refusal.GAME_OVER: "The game is over",
-}
 
 
 class Status(enum.Enum):
     PLAYING = "playing"
     WON = "won"
     BLOCKED = "blocked"
-
-
-class RefusedAction(ValueError):
-    """An action the rules do not allow now; the game did not change."""
-
-    def __init__(self, refusal: Refusal) -> None:
-        super().__init__(refusal.message)
-        self.refusal = refusal
-
-
-class StateError(ValueError):
-    """A stored game state that does not describe a game that can arise by play."""
-
-
-class PositionError(ValueError):
-    """A position number that is not on the board (0 to 27)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """One action of a line: ``Action.parse("draw")``, ``Action.parse("17")``, ``action.text()``."""
-
-    position: int | None
-    """The position removed, or ``None`` for a draw."""
-
-    @property
-    def is_draw(self) -> bool:
-        return self.position is None
-
-    def text(self) -> str:
-        return "draw" if self.position is None else str(self.position)
-
-    def __repr__(self) -> str:
-        return f"Action.parse({self.text()!r})"
-
-    @classmethod
-    def parse(cls, text: str) -> Action:
-        if text == "draw":
-            return cls(None)
-        if text.isdigit() and text.isascii() and int(text) < POSITION_COUNT:
-            return cls(int(text))
-        raise ValueError(f"{text[:20]!r} is not an action: expected 'draw' or a position 0 to 27")
 
 
 @lru_cache(maxsize=4096)
@@ -139,7 +61,10 @@ class Game:
         "_deal",
         "_drawn",
         "_ended_after",
+        "_exposed",
+        "_full",
         "_hints",
+        "_layout",
         "_line",
         "_moves",
         "_playable_by_rank",
@@ -164,6 +89,9 @@ class Game:
         self._waste: Card | None = self._deal.waste
         self._stock_size = self._deal.stock_size
         self._playable_by_rank = _playable_by_rank(code)
+        self._layout = code.layout
+        self._full = code.layout.all_mask
+        self._exposed = code.layout.exposed
         self._started: float | None = None
         self._ended_after: float | None = None
 
@@ -192,6 +120,10 @@ class Game:
     @property
     def deal(self) -> Deal:
         return self._deal
+
+    @property
+    def layout(self) -> Layout:
+        return self._layout
 
     @property
     def waste(self) -> Card | None:
@@ -227,6 +159,11 @@ class Game:
     def count_hint(self) -> None:
         """Note that a hint was given. It changes nothing on the board."""
         self._hints += 1
+
+    @property
+    def line_codes(self) -> tuple[int, ...]:
+        """The line as a stored state writes it: positions, and ``DRAW`` for a draw."""
+        return tuple(self._line)
 
     @property
     def line(self) -> tuple[Action, ...]:
@@ -284,8 +221,8 @@ class Game:
             self._ended_after = max(0.0, round(float(now) - self._started, 3))
 
     @property
-    def peaks_cleared(self) -> tuple[bool, bool, bool]:
-        return peaks_cleared(self._removed)
+    def peaks_cleared(self) -> tuple[bool, ...]:
+        return self._layout.peaks_cleared(self._removed)
 
     @property
     def score(self) -> int:
@@ -301,58 +238,60 @@ class Game:
         cleared = sum(self.peaks_cleared)
         if not self._code.variants.traditional:
             return max(0, standard_score(len(self._line), cleared))
-        return traditional_score((a == DRAW for a in self._line), cleared)
+        return traditional_score((a == DRAW for a in self._line), cleared, self._layout.peak_count)
 
     @property
     def peak_bonus(self) -> int:
         """What the peaks emptied so far have paid, under the game's scoring."""
-        return peak_bonus(sum(self.peaks_cleared), traditional=self._code.variants.traditional)
+        return peak_bonus(
+            sum(self.peaks_cleared), self._layout.peak_count, traditional=self._code.variants.traditional
+        )
 
     def card_at(self, position: int) -> Card | None:
         """The card at a position, or ``None`` once removed."""
-        _check_position(position)
+        check_position(position, self._layout.count)
         return None if self._removed >> position & 1 else self._deal.tableau[position]
 
     def is_removed(self, position: int) -> bool:
-        _check_position(position)
+        check_position(position, self._layout.count)
         return bool(self._removed >> position & 1)
 
     def is_exposed(self, position: int) -> bool:
         """On the board and covered by no card (and so face up)."""
-        _check_position(position)
-        return bool(exposed_mask(self._removed) >> position & 1)
+        check_position(position, self._layout.count)
+        return bool(self._exposed(self._removed) >> position & 1)
 
     def face_up_mask(self) -> int:
         """The cards shown face up: the exposed ones; with open peaks, every card still on the board."""
         if self._code.variants.open_peaks:
-            return ALL_POSITIONS_MASK & ~self._removed
-        return exposed_mask(self._removed)
+            return self._full & ~self._removed
+        return self._exposed(self._removed)
 
     def is_face_up(self, position: int) -> bool:
-        _check_position(position)
+        check_position(position, self._layout.count)
         return bool(self.face_up_mask() >> position & 1)
 
     def cards_left(self) -> int:
         """Cards still on the peaks."""
-        return POSITION_COUNT - self._removed.bit_count()
+        return self._layout.count - self._removed.bit_count()
 
     # -- legal moves and status ------------------------------------------------------------
 
     def playable_mask(self) -> int:
-        if self._removed == ALL_POSITIONS_MASK:
+        if self._removed == self._full:
             return 0
-        return exposed_mask(self._removed) & self._playable_by_rank[self._waste_rank]
+        return self._exposed(self._removed) & self._playable_by_rank[self._waste_rank]
 
     def playable_positions(self) -> list[int]:
         """The positions that can be removed now."""
         return positions_of(self.playable_mask())
 
     def can_draw(self) -> bool:
-        return self._drawn < self._stock_size and self._removed != ALL_POSITIONS_MASK
+        return self._drawn < self._stock_size and self._removed != self._full
 
     @property
     def status(self) -> Status:
-        if self._removed == ALL_POSITIONS_MASK:
+        if self._removed == self._full:
             return Status.WON
         if self._drawn == self._stock_size and not self.playable_mask():
             return Status.BLOCKED
@@ -361,30 +300,30 @@ class Game:
     @property
     def is_over(self) -> bool:
         """Won: no more moves or undo. (A blocked game can still be undone.)"""
-        return self._removed == ALL_POSITIONS_MASK
+        return self._removed == self._full
 
     def refusal_for_remove(self, position: int) -> Refusal | None:
-        _check_position(position)
-        if self._removed == ALL_POSITIONS_MASK:
+        check_position(position, self._layout.count)
+        if self._removed == self._full:
             return Refusal.GAME_OVER
         bit = 1 << position
         if self._removed & bit:
             return Refusal.NO_CARD
-        if not exposed_mask(self._removed) & bit:
+        if not self._exposed(self._removed) & bit:
             return Refusal.CARD_BLOCKED
         if not self._playable_by_rank[self._waste_rank] & bit:
             return Refusal.RANK_MISMATCH
         return None
 
     def refusal_for_draw(self) -> Refusal | None:
-        if self._removed == ALL_POSITIONS_MASK:
+        if self._removed == self._full:
             return Refusal.GAME_OVER
         if self._drawn == self._stock_size:
             return Refusal.STOCK_EMPTY
         return None
 
     def refusal_for_undo(self) -> Refusal | None:
-        if self._removed == ALL_POSITIONS_MASK:
+        if self._removed == self._full:
             return Refusal.GAME_OVER
         if not self._undo_available:
             return Refusal.NOTHING_TO_UNDO
@@ -473,52 +412,26 @@ class Game:
         return f"<Game {self._code.text()} moves={self._moves} score={self.score} {self.status.value}>"
 
     def to_dict(self) -> dict[str, Any]:
-        """The whole state as JSON-able data; :meth:`from_dict` gives back an identical game."""
-        state: dict[str, Any] = {
-            "code": self._code.text(),
-            "line": [a for a in self._line],
-            "moves": self._moves,
-            "undo": self._undo_available,
-        }
-        if self._hints:
-            state["hints"] = self._hints
-        if self._started is not None:
-            state["started"] = self._started
-        if self._ended_after is not None:
-            state["ended_after"] = self._ended_after
-        return state
+        """The whole state as JSON-able data (:func:`app.engine.state.state_of`)."""
+        from app.engine.state import state_of
+
+        return state_of(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Game:
-        """Rebuild a game from :meth:`to_dict`; raises :class:`StateError` for anything inconsistent."""
-        try:
-            code = GameCode.parse(data["code"])
-            line, moves, undo = data["line"], data["moves"], data["undo"]
-            hints = data.get("hints", 0)
-            started, ended_after = data.get("started"), data.get("ended_after")
-        except (KeyError, TypeError, AttributeError, CodeError) as error:
-            raise StateError(f"not a stored game: {error}") from None
-        if not (isinstance(line, list) and all(type(a) is int for a in line)):
-            raise StateError("not a stored game: 'line' must be a list of integers")
-        if type(moves) is not int or type(undo) is not int or type(hints) is not int or hints < 0:
-            raise StateError("not a stored game: 'moves', 'undo' and 'hints' must be counts")
-        game = cls(code)
-        try:
-            game.replay(DRAW if a == DRAW else _position(a) for a in line)
-        except (RefusedAction, PositionError) as error:
-            raise StateError(f"not a stored game: its line is not playable ({error})") from None
-        # Every action in effect can be undone (up to the limit): the counter follows the line.
-        if not len(line) <= moves or undo != min(len(line), UNDO_LIMIT):
-            raise StateError("not a stored game: its counters do not fit its line")
-        game._moves, game._undo_available, game._hints = moves, undo, hints
-        # The clock (older states have none): a start, and an end only once the game has ended.
-        if not all(_is_time(t) for t in (started, ended_after)):
-            raise StateError("not a stored game: 'started' and 'ended_after' must be seconds")
-        if ended_after is not None and (started is None or game.status is Status.PLAYING):
-            raise StateError("not a stored game: only an ended game's clock has stopped")
-        game._started = None if started is None else float(started)
-        game._ended_after = None if ended_after is None else float(ended_after)
-        return game
+        """Rebuild a game from :meth:`to_dict`; raises :class:`StateError` for anything
+        inconsistent (:func:`app.engine.state.game_from_state`)."""
+        from app.engine.state import game_from_state
+
+        return game_from_state(data)
+
+    def restore(
+        self, *, moves: int, undo: int, hints: int, started: float | None, ended_after: float | None
+    ) -> None:
+        """Set the counters and the clock kept beside the line (for a stored game, checked by
+        :func:`app.engine.state.game_from_state`)."""
+        self._moves, self._undo_available, self._hints = moves, undo, hints
+        self._started, self._ended_after = started, ended_after
 
     def replay(self, line: Iterable[int]) -> None:
         """Play a line of actions (positions, or ``DRAW``) from the current state."""
@@ -531,78 +444,13 @@ class Game:
     # -- the board in words ----------------------------------------------------------------
 
     def describe(self) -> str:
-        """The board in words (SPEC section 9), in English."""
+        """The board in words (SPEC section 9), in English (:mod:`app.engine.words`)."""
+        from app.engine.words import describe_board
+
         return describe_board(self, card_words=Card.words)
 
     def deal_dict(self) -> dict[str, Any]:
         """The full deal, every card shown (for ``tripeaks deal --json``)."""
-        return {
-            "code": self._code.text(),
-            "rules": self.rules.word,
-            "deal_number": self._code.number,
-            "tableau": [c.text() for c in self._deal.tableau],
-            "waste": None if self._deal.waste is None else self._deal.waste.text(),
-            "stock": [c.text() for c in self._deal.stock],
-            **({"variants": self._code.variants.words} if self._code.variants else {}),
-        }
+        from app.engine.state import deal_dict
 
-
-def _check_position(position: int) -> None:
-    if type(position) is not int or not 0 <= position < POSITION_COUNT:
-        raise PositionError(f"position {position!r} is not on the board (0 to 27)")
-
-
-def _is_time(value: object) -> bool:
-    """``None``, or a finite, non-negative number of seconds (JSON's int or float)."""
-    if value is None:
-        return True
-    if type(value) is int or type(value) is float:
-        return 0 <= value < 1e12  # (NaN and infinity are not)
-    return False
-
-
-def _position(value: int) -> int:
-    _check_position(value)
-    return value
-
-
-def describe_board(
-    game: Game,
-    *,
-    card_words: Any,
-    hidden: str = "hidden card",
-    row_names: tuple[str, ...] = ROW_NAMES,
-    stock_words: Any = None,
-    waste_word: str = "waste",
-    empty: str = "empty",
-    show_all: bool = False,
-) -> str:
-    """The board in words: ``Stock: 23 cards; waste: ace of clubs. Peak tops: hidden card, ...``.
-
-    Removed cards are left out, and so is a row with no card left. ``card_words``
-    names a card, ``stock_words`` says the stock (``"Stock: 23 cards"``);
-    translations pass their own. ``show_all`` names face-down cards too. ``empty`` says the
-    waste before its first card (the empty-waste variant).
-    """
-    count = game.stock_count
-    stock = (
-        stock_words(count)
-        if stock_words is not None
-        else f"Stock: {count} card{'' if count == 1 else 's'}"
-    )
-    parts = []
-    removed, tableau = game.removed_mask, game.deal.tableau
-    shown = ALL_POSITIONS_MASK if show_all else game.face_up_mask()
-    for name, row in zip(row_names, ROWS, strict=True):
-        words = [
-            card_words(tableau[p]) if shown >> p & 1 else hidden
-            for p in row
-            if not removed >> p & 1
-        ]
-        if words:
-            parts.append(f"{name}: {', '.join(words)}")
-    board = "; ".join(parts)
-    board = board[:1].upper() + board[1:]
-    waste = empty if game.waste is None else card_words(game.waste)
-    return f"{stock}; {waste_word}: {waste}." + (f" {board}" if board else "")
-
+        return deal_dict(self)

@@ -18,8 +18,9 @@ import enum
 from dataclasses import dataclass
 from typing import Final
 
+from app.engine.actions import Action, Refusal, RefusedAction
 from app.engine.deal import GameCode
-from app.engine.game import Action, Game, Refusal, RefusedAction
+from app.engine.game import Game
 from app.engine.layout import POSITION_COUNT
 
 MAX_ACTIONS: Final = 200

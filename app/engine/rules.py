@@ -9,8 +9,10 @@ a rule written twice is a rule that can disagree with itself.
 - **Standard scoring.** 500 to start, -1 for each action in effect (a removal or a draw),
   +100 for each peak emptied; never below 0.
 - **Traditional scoring** (the ``T`` variant). Each removal scores its place in its run
-  (1, 2, 3, ...), each draw costs 5, the peaks pay 15, 15 and then 30; it starts at 0
-  and may go below.
+  (1, 2, 3, ...), each draw costs 5, each peak emptied pays 15 and the last one 30 (three
+  peaks: 15, 15 and then 30); it starts at 0 and may go below.
+- **Every layout** (:mod:`app.engine.layout`) scores the same way with its own cards and
+  peaks: its best score is 500 - its cards + 100 for each of its peaks.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from app.engine.deal import Rules
-from app.engine.layout import PEAKS, POSITION_COUNT
+from app.engine.layout import THREE_PEAKS, Layout
 
 RANKS: Final = range(1, 14)
 """The ranks of the deck, ace (1) to king (13)."""
@@ -30,8 +32,9 @@ waste)."""
 START_SCORE: Final = 500
 PEAK_BONUS: Final = 100
 TRADITIONAL_DRAW_COST: Final = 5
-TRADITIONAL_PEAK_BONUSES: Final = (15, 15, 30)
-"""Traditional scoring: what the first, second and third peak emptied pay."""
+TRADITIONAL_PEAK_BONUS: Final = 15
+TRADITIONAL_LAST_PEAK_BONUS: Final = 30
+"""Traditional scoring: each peak emptied pays 15, the last one 30 (three peaks: 15, 15, 30)."""
 
 
 # -- adjacency --------------------------------------------------------------------------------
@@ -90,27 +93,30 @@ def standard_score(actions: int, peaks_cleared: int) -> int:
     return START_SCORE - actions + PEAK_BONUS * peaks_cleared
 
 
-def best_score(cards: int, peaks: int) -> int:
-    """The best standard score of a layout of ``cards`` positions and ``peaks`` peaks: every
-    card removed, no draw. Each draw a win needs costs one point."""
-    return standard_score(cards, peaks)
+def best_score(layout: Layout) -> int:
+    """The best standard score of a layout: every card removed and every peak emptied with no
+    draw (three peaks: 500 - 28 + 300 = 772). Each draw a win needs costs one point."""
+    return standard_score(layout.count, layout.peak_count)
 
 
-BEST_SCORE: Final = best_score(POSITION_COUNT, len(PEAKS))
+BEST_SCORE: Final = best_score(THREE_PEAKS)
 """The best standard score of the three peaks: 500 - 28 removals + 3 peaks, a win with no draw."""
 
 
-def traditional_peak_bonus(peaks_cleared: int) -> int:
-    """Traditional scoring: what ``peaks_cleared`` emptied peaks have paid in all."""
-    return sum(TRADITIONAL_PEAK_BONUSES[:peaks_cleared])
+def traditional_peak_bonus(peaks_cleared: int, peaks: int = 3) -> int:
+    """Traditional scoring: what ``peaks_cleared`` of a layout's ``peaks`` emptied peaks have
+    paid in all (15 each, the last 30)."""
+    if peaks_cleared == peaks:
+        return TRADITIONAL_PEAK_BONUS * (peaks - 1) + TRADITIONAL_LAST_PEAK_BONUS
+    return TRADITIONAL_PEAK_BONUS * peaks_cleared
 
 
-def peak_bonus(peaks_cleared: int, *, traditional: bool) -> int:
-    """What ``peaks_cleared`` emptied peaks have paid in all, under either scoring."""
-    return traditional_peak_bonus(peaks_cleared) if traditional else PEAK_BONUS * peaks_cleared
+def peak_bonus(peaks_cleared: int, peaks: int = 3, *, traditional: bool) -> int:
+    """What ``peaks_cleared`` of ``peaks`` emptied peaks have paid in all, under either scoring."""
+    return traditional_peak_bonus(peaks_cleared, peaks) if traditional else PEAK_BONUS * peaks_cleared
 
 
-def traditional_score(line: Iterable[bool], peaks_cleared: int) -> int:
+def traditional_score(line: Iterable[bool], peaks_cleared: int, peaks: int = 3) -> int:
     """The traditional score of a line (``True`` for a draw, ``False`` for a removal)."""
     score = run = 0
     for is_draw in line:
@@ -120,4 +126,4 @@ def traditional_score(line: Iterable[bool], peaks_cleared: int) -> int:
         else:
             run += 1
             score += run
-    return score + traditional_peak_bonus(peaks_cleared)
+    return score + traditional_peak_bonus(peaks_cleared, peaks)

@@ -29,8 +29,9 @@ from typing import Final
 
 from app.engine import STANDARD, Game, GameCode, Rules, Variants
 from app.engine.search.analysis import ANALYSES, DealAnalysis, analyse
+from app.engine.search.hints import Hint, hint
 from app.engine.search.review import Difficulty, playout_share, rate
-from app.engine.search.solver import Hint, hint, solve
+from app.engine.search.solver import solve
 from app.web.metrics import observe_solver, solver_timer
 
 ANALYSIS_SECONDS: Final = 10.0

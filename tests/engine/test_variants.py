@@ -27,7 +27,8 @@ from app.engine import (
     shuffle_tp1,
 )
 from app.engine.search.analysis import analyse
-from app.engine.search.solver import hint, solve_code
+from app.engine.search.hints import hint
+from app.engine.search.solver import solve_code
 
 DEAL_1 = "7D 9C 4D 8H 8D 5S JD 6D 9S JC 5D KD 3C 2D JH 5H 7H 4H 2C AD 6S KC KH 10H 10S JS 10D 8S"
 DEAL_1_WASTE = "QC"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
+from app.engine.actions import Action
 from app.engine.deal import DEAL_COUNT, GameCode, Rules
-from app.engine.game import Action, Game
+from app.engine.game import Game
 from app.engine.search.solver import solve
 
 

@@ -11,8 +11,10 @@ from solver_reference import brute_force_best, plain_search
 
 from app.engine.deal import DEAL_COUNT, GameCode, Rules
 from app.engine.game import Game
+from app.engine.search import bound
 from app.engine.search.analysis import WON_MIN_SCORE, AnalysisCache, analyse, score_of
-from app.engine.search.solver import DealSolver, _hall_holds, hint, solve
+from app.engine.search.hints import hint
+from app.engine.search.solver import DealSolver, solve
 
 RULES = [Rules.EASY, Rules.CLASSIC]
 
@@ -67,7 +69,7 @@ def test_the_counting_bound_never_cuts_a_win_late_in_games(rules: Rules) -> None
         for drawn in range(game.drawn, 24, rng.choice((1, 2, 3))):
             demand = solver.demand(game.removed_mask)
             supply = demand + solver.stock_supply(23)[drawn]
-            if not _hall_holds(demand, supply):
+            if not bound.hall_holds(demand, supply):
                 refused += 1
                 assert not plain_search(game.deal, rules, game.removed_mask, drawn, solver.after_draw[drawn])
     assert refused >= 20
@@ -75,16 +77,14 @@ def test_the_counting_bound_never_cuts_a_win_late_in_games(rules: Rules) -> None
 
 def test_the_bound_is_the_search_s_own() -> None:
     # The search calls the readable check itself: breaking the check changes the search.
-    import app.engine.search.solver as solver_module
-
     game = Game.from_code("TP1-C-AAAAAAI")  # no win: every position is searched
     honest = DealSolver.for_game(game).find_win(0, 0, game.waste.rank, True)[1]
-    original = solver_module._hall_holds
+    original = bound.hall_holds
     try:
-        solver_module._hall_holds = lambda demand, supply: True  # no bound at all
+        bound.hall_holds = lambda demand, supply: True  # no bound at all
         unbounded = DealSolver.for_game(game).find_win(0, 0, game.waste.rank, True)[1]
     finally:
-        solver_module._hall_holds = original
+        bound.hall_holds = original
     assert unbounded > honest
 
 

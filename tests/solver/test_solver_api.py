@@ -14,19 +14,13 @@ from solver_helpers import random_action, replays_to, small_positions
 from solver_reference import brute_force, plain_best
 
 from app.cli import main
+from app.engine.actions import Action
 from app.engine.deal import GameCode, Rules
-from app.engine.game import Action, Game
+from app.engine.game import Game
 from app.engine.layout import COVER_MASKS
-from app.engine.search.solver import (
-    Hint,
-    SearchLimitExceeded,
-    _hall_holds,
-    _unit,
-    hint,
-    reachable_removed_sets,
-    solve,
-    solve_code,
-)
+from app.engine.search.bound import hall_holds, rank_unit
+from app.engine.search.hints import Hint, hint
+from app.engine.search.solver import SearchLimitExceeded, reachable_removed_sets, solve, solve_code
 
 
 def test_reachable_removed_sets() -> None:
@@ -78,9 +72,9 @@ def test_counting_bound_never_refuses_what_a_matching_serves(rules: Rules) -> No
     for _ in range(1500):
         demand = [0] + [rng.choice((0, 0, 1, 1, 2, 3)) for _ in range(13)]
         supply = [0] + [demand[r] + rng.choice((0, 0, 0, 1)) for r in range(1, 14)]
-        packed_demand = sum(_unit(r, rules) * demand[r] for r in range(1, 14))
-        packed_supply = sum(_unit(r, rules) * supply[r] for r in range(1, 14))
-        holds = _hall_holds(packed_demand, packed_supply)
+        packed_demand = sum(rank_unit(r, rules) * demand[r] for r in range(1, 14))
+        packed_supply = sum(rank_unit(r, rules) * supply[r] for r in range(1, 14))
+        holds = hall_holds(packed_demand, packed_supply)
         feasible = _max_flow(demand, supply, rules) == sum(demand)
         # Sound: when every card can be served, the bound holds.
         assert holds or not feasible, (demand, supply)

@@ -6,8 +6,9 @@ import pytest
 from solver_helpers import replays_to, small_positions
 from solver_reference import brute_force, brute_force_best, plain_search
 
+from app.engine.actions import Action
 from app.engine.deal import Deal, GameCode, Rules
-from app.engine.game import Action, Game
+from app.engine.game import Game
 from app.engine.search.solver import DealSolver, solve
 
 RULES = [Rules.EASY, Rules.CLASSIC]

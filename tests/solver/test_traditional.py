@@ -13,8 +13,9 @@ import pytest
 from app.engine import Game, GameCode, Rules, Status, Variants
 from app.engine.line import Line
 from app.engine.search.analysis import analyse
+from app.engine.search.hints import hint
 from app.engine.search.review import Review, analysis_for, deal_difficulty
-from app.engine.search.solver import hint, solve
+from app.engine.search.solver import solve
 from tests.solver.solver_reference import plain_traditional
 from tests.support import played_by_hints
 

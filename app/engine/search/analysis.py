@@ -44,8 +44,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Final
 
-from app.engine.deal import GameCode, rank_of
-from app.engine.game import Action, Game
+from app.engine.actions import Action
+from app.engine.deal import GameCode, UnsolvedLayout, rank_of
+from app.engine.game import Game
 from app.engine.layout import ALL_POSITIONS_MASK, POSITION_COUNT
 from app.engine.rules import BEST_SCORE, playable_by_rank
 from app.engine.search.passes import Int8Array, Int16Array, _sets, best_after_draws, score_of, win_limits
@@ -74,7 +75,7 @@ class PositionVerdict:
     Under traditional scoring (``T``) ``winnable`` comes from the win table, and the best
     score is the highest any line reaches, which is not always a win's: the draws a win
     still needs may cost more (5 each) than its removals and peaks bring. ``move`` is then
-    towards that best score and may give the win up (see :func:`app.engine.search.solver.hint`
+    towards that best score and may give the win up (see :func:`app.engine.search.hints.hint`
     for the action a hint gives).
     """
 
@@ -313,6 +314,8 @@ def analyse(code: GameCode, *, scores: bool = True) -> DealAnalysis:
     (about 3 ms of CPU), and with ``scores`` its best score (about 8 ms more; under
     traditional scoring the longest-runs pass of :mod:`app.engine.search.runs`, several times
     that: ``docs/performance.md``)."""
+    if code.layout.letter:
+        raise UnsolvedLayout(f"the analysis knows three peaks only, not {code.layout.word}")
     deal = code.deal()
     scoring = run_best_after_draws if code.variants.traditional else best_after_draws
     return DealAnalysis(
@@ -376,4 +379,4 @@ class AnalysisCache:
 
 
 ANALYSES: Final = AnalysisCache(64 << 20)
-"""The analyses :func:`app.engine.search.solver.hint` uses: 64 MiB, about 45 deals."""
+"""The analyses :func:`app.engine.search.hints.hint` uses: 64 MiB, about 45 deals."""

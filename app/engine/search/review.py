@@ -32,8 +32,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final, Protocol
 
+from app.engine.actions import Action
 from app.engine.deal import GameCode, Rules, rank_of
-from app.engine.game import Action, Game
+from app.engine.game import Game
 from app.engine.layout import ALL_POSITIONS_MASK, exposed_mask
 from app.engine.line import Line
 from app.engine.rules import playable_by_rank

@@ -8,8 +8,9 @@ Pure Python, no I/O. The public API:
   score at its end. With ``best=True`` the line is one with the best final score
   (for a winnable position: a win with the fewest draws; for a lost one: the
   highest score the game can reach at any moment, and a line that reaches it).
-* :func:`hint` -- one action that keeps a win in reach, or how many undos back
-  the last winnable position of the game's line is.
+* :func:`~app.engine.search.hints.hint` (in :mod:`app.engine.search.hints`) -- one
+  action that keeps a win in reach, or how many undos back the last winnable position
+  of the game's line is.
 * :func:`solve_code` -- the same as :func:`solve` for a new deal named by its code.
 
 How it works (see ``docs/solvability.md`` for the figures)
@@ -42,18 +43,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules, dealt_waste, rank_of
-from app.engine.game import Action, Game
+from app.engine.actions import Action
+from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules, UnsolvedLayout, dealt_waste, rank_of
+from app.engine.game import Game
 from app.engine.layout import ALL_POSITIONS_MASK, COVER_MASKS, POSITION_COUNT
-from app.engine.rules import playable_by_rank, ranks_cycle
-from app.engine.search.analysis import ANALYSES, DealAnalysis, analyse
+from app.engine.rules import playable_by_rank
+from app.engine.search import bound
+from app.engine.search.analysis import analyse
+from app.engine.search.bound import rank_unit
 
 __all__ = [
     "DealSolver",
-    "Hint",
     "SearchLimitExceeded",
     "Solution",
-    "hint",
     "reachable_removed_sets",
     "solve",
     "solve_code",
@@ -62,13 +64,6 @@ __all__ = [
 FULL: Final = ALL_POSITIONS_MASK
 _NEVER: Final = 99
 """Stands for 'no drawn count proven lost yet' in the tables (above any real count)."""
-
-_FIELD: Final = 8
-"""Bits per rank in the packed rank counts (counts stay below 2**7)."""
-
-_WINDOWS: Final = 3
-"""Hall's condition is checked on windows of up to this many demand ranks."""
-
 
 class SearchLimitExceeded(RuntimeError):
     """The search needed more than ``node_limit`` expansions; nothing was decided."""
@@ -95,21 +90,6 @@ class Solution:
     def moves(self) -> list[str]:
         """The line as the JSON API writes it: ``"draw"`` or a position number."""
         return [action.text() for action in self.line]
-
-
-@dataclass(frozen=True, slots=True)
-class Hint:
-    """What :func:`hint` advises.
-
-    ``undos_to_winnable`` is 0 when the position is winnable (``action`` then keeps a
-    win in reach; it is ``None`` only for a game already won), ``k > 0`` when a win
-    needs ``k`` undos first (the latest winnable position along ``game.line``; it may
-    be more than ``game.undo_available``), and ``None`` when the deal was never
-    winnable from its start.
-    """
-
-    action: Action | None
-    undos_to_winnable: int | None
 
 
 # -- layout tables --------------------------------------------------------------------------
@@ -148,47 +128,6 @@ def reachable_removed_sets() -> frozenset[int]:
     return frozenset(_exposed_table())
 
 
-def _unit(rank: int, rules: Rules) -> int:
-    """One card of ``rank`` in the packed counts.
-
-    Field ``r`` (bits ``8r`` to ``8r + 7``) counts rank ``r``. With king and ace
-    joined, ranks form a cycle and are unrolled: field ``r + 13`` repeats rank
-    ``r`` and field 0 repeats the king, so that windows running past the king
-    wrap round to the ace.
-    """
-    unit = 1 << _FIELD * rank
-    if ranks_cycle(rules):
-        unit |= 1 << _FIELD * (rank + 13)
-        if rank == 13:
-            unit |= 1
-    return unit
-
-
-_GUARDS: Final = sum(0x80 << _FIELD * f for f in range(32))
-_CHECKED: Final = sum(0x80 << _FIELD * f for f in range(1, 14))
-
-
-def _hall_holds(demand: int, supply: int) -> bool:
-    """Whether Hall's condition holds on windows of up to ``_WINDOWS`` demand ranks.
-
-    Demand ranks ``r, r + 2, ..., r + 2(L - 1)`` can only be served by supply ranks
-    ``r - 1, r + 1, ..., r + 2L - 1``; each field of the packed sums is compared at
-    once (the guard bit of a field is cleared when the demand exceeds the supply).
-    The search calls it right after each draw; an exhausted search is handed to the
-    whole-deal analysis after :data:`QUICK_NODES` positions, so a call's cost no longer
-    matters enough to keep an inlined copy.
-    """
-    shifted = supply << _FIELD
-    window_supply = shifted + (shifted >> 2 * _FIELD)
-    window_demand = demand
-    for length in range(1, _WINDOWS + 1):
-        if ((window_supply | _GUARDS) - window_demand) & _CHECKED != _CHECKED:
-            return False
-        window_supply += shifted >> 2 * _FIELD * (length + 1)
-        window_demand += demand >> 2 * _FIELD * length
-    return True
-
-
 # -- the search -----------------------------------------------------------------------------
 
 
@@ -209,7 +148,7 @@ class DealSolver:
         # The waste after `d` draws made last: the deal's waste card, then the stock.
         self.after_draw: tuple[int, ...] = (dealt_waste(deal).rank, *(c.rank for c in deal.stock))
         self.playable_by_rank: tuple[int, ...] = playable_by_rank(self.ranks, rules)
-        self.units: tuple[int, ...] = tuple(_unit(rank, rules) for rank in self.ranks)
+        self.units: tuple[int, ...] = tuple(rank_unit(rank, rules) for rank in self.ranks)
         self.all_demand = sum(self.units)
         # Lost tables for the full game (draws up to the whole stock).
         self._lost: dict[int, int] = {}
@@ -217,6 +156,8 @@ class DealSolver:
 
     @classmethod
     def for_game(cls, game: Game) -> DealSolver:
+        if game.layout.letter:
+            raise UnsolvedLayout(f"the solver knows three peaks only, not {game.layout.word}")
         return cls(game.deal, game.rules)
 
     def demand(self, removed: int) -> int:
@@ -232,7 +173,7 @@ class DealSolver:
         the stock cards ``d`` to ``limit - 1`` (the cards still to come then)."""
         suffix = [0] * (limit + 2)
         for d in range(limit, -1, -1):
-            suffix[d] = suffix[d + 1] + _unit(self.after_draw[d], self.rules)
+            suffix[d] = suffix[d + 1] + rank_unit(self.after_draw[d], self.rules)
         return suffix
 
     # The search proper. It is one function so that everything it touches is a local
@@ -251,7 +192,7 @@ class DealSolver:
         units = self.units
         after_draw = self.after_draw
         supply_of = self.stock_supply(limit)
-        hall_holds = _hall_holds
+        hall_holds = bound.hall_holds
         never = _NEVER
         full = FULL
         path: list[int] = []  # the winning line, last action first
@@ -350,7 +291,7 @@ class DealSolver:
 # -- the public API -------------------------------------------------------------------------
 
 
-def _position(game: Game) -> tuple[int, int, int, bool]:
+def position_of(game: Game) -> tuple[int, int, int, bool]:
     line = game.line
     just_drew = not line or line[-1].is_draw
     return game.removed_mask, game.drawn, rank_of(game.waste), just_drew
@@ -396,7 +337,7 @@ def solve(
     """
     if game.is_over:
         return Solution(True, (), game.score, best=best)
-    removed, drawn, waste, just_drew = _position(game)
+    removed, drawn, waste, just_drew = position_of(game)
     if best:
         analysis = analyse(game.code)
         line = tuple(analysis.best_line(removed, drawn, waste, run=game.run))
@@ -441,42 +382,3 @@ def solve_code(code: str | GameCode, *, best: bool = False, node_limit: int | No
     """Solve a new deal named by its code (``"TP1-E-AAAAAAB"``)."""
     parsed = code if isinstance(code, GameCode) else GameCode.parse(code)
     return solve(Game(parsed), best=best, node_limit=node_limit)
-
-
-def hint(game: Game, *, analysis: DealAnalysis | None = None) -> Hint:
-    """One action that keeps a win in reach, or how far back along the line a win still was.
-
-    Looked up in the deal's ``analysis`` (:mod:`app.engine.search.analysis`); by default the one
-    kept in :data:`~app.engine.search.analysis.ANALYSES` (bounded by memory), made now if it is
-    not kept. The action is one towards the best score still reachable.
-
-    Under traditional scoring the best score is not always a win's (draws cost 5 each), so
-    a hint in a winnable position gives the action towards the best score when that action
-    keeps a win in reach, and otherwise an action that keeps the win
-    (:meth:`~app.engine.search.analysis.DealAnalysis.winning_move`): a hint never gives a win up.
-    """
-    if game.is_over:
-        return Hint(None, 0)
-    if analysis is None:
-        analysis = ANALYSES.get(game.code)
-    elif analysis.code != game.code:
-        raise ValueError(f"the analysis is of {analysis.code.text()}, not {game.code_text()}")
-    removed, drawn, waste, _ = _position(game)
-    if analysis.winnable(removed, drawn, waste):
-        best = analysis.of(game).move if analysis.best_after_draw is not None else None
-        if best is not None and analysis.traditional and not analysis.keeps_win(best, removed, drawn):
-            best = None
-        return Hint(best or analysis.winning_move(removed, drawn, waste), 0)
-    # Positions along the line: after 0, 1, ... of its actions. A position from which a
-    # later one can be reached is winnable whenever that one is, so the winnable positions
-    # are a prefix of the line; the last one is the one to undo back to.
-    removed, drawn, waste = 0, 0, analysis.waste_after[0]
-    if not analysis.winnable(removed, drawn, waste):
-        return Hint(None, None)
-    last_winnable = 0
-    for index, action in enumerate(game.line, start=1):
-        removed, drawn, waste = analysis.after(action, removed, drawn)
-        if not analysis.winnable(removed, drawn, waste):
-            break
-        last_winnable = index
-    return Hint(None, len(game.line) - last_winnable)

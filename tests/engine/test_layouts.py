@@ -1,0 +1,120 @@
+"""Every layout (app/engine/layout.py) against the tables of docs/layouts.md, read again here
+from their text, and the cover relation worked out again from the one rule."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app.engine.layout import COVERED_BY, LAYOUTS, THREE_PEAKS, Layout, LayoutError, layout_named
+
+# The tables as docs/layouts.md (and issue 25) write them: a row's stretches, each
+# "columns (height)"; "…" continues a step of 2.
+TABLES = {
+    "three-peaks": ["3, 9, 15 (h3)", "2, 4, 8, 10, 14, 16 (h2)", "1, 3, 5, …, 17 (h1)", "0, 2, 4, …, 18 (open)"],
+    "diamonds": [
+        "2, 8, 14 (h2)",
+        "1, 3, 7, 9, 13, 15 (h1)",
+        "0, 2, 4, …, 16 (open)",
+        "1, 3, 7, 9, 13, 15 (h1)",
+        "2, 8, 14 (h2)",
+    ],
+    "valley": [
+        "3 (h3); 6, 8, 10, 12 (open); 15 (h3)",
+        "2, 4 (h2); 7, 9, 11 (h1); 14, 16 (h2)",
+        "1, 3, 5 (h1); 8, 10 (h2); 13, 15, 17 (h1)",
+        "0, 2, 4, 6 (open); 9 (h3); 12, 14, 16, 18 (open)",
+    ],
+    "theatre": [
+        "3, 5, 8, 10, 13, 15 (h3)",
+        "2, 4, 7, 9, 11, 14, 16 (h2)",
+        "1, 3, 6, 8, 10, 12, 15, 17 (h1)",
+        "0, 2, 5, 7, 9, 11, 13, 16, 18 (open)",
+    ],
+    "up-down": [
+        "4 (h4); 8, 10, 12, 14, 16 (open)",
+        "3, 5 (h3); 9, 11, 13, 15 (h1)",
+        "2, 4, 6, 10, 12, 14 (h2)",
+        "1, 3, 5, 7 (h1); 11, 13 (h3)",
+        "0, 2, 4, 6, 8 (open); 12 (h4)",
+    ],
+}
+SIZES = {"three-peaks": (28, 23), "diamonds": (27, 24), "valley": (30, 21), "theatre": (30, 21), "up-down": (30, 21)}
+
+
+def read_table(rows: list[str]) -> list[tuple[int, int, int]]:
+    """(row, column, height) of every card, row by row and left to right."""
+    cards = []
+    for row, text in enumerate(rows):
+        for stretch in text.split(";"):
+            match = re.fullmatch(r"\s*(.+?) \((open|h(\d))\)\s*", stretch)
+            assert match, stretch
+            height = 0 if match.group(2) == "open" else int(match.group(3))
+            items = [item.strip() for item in match.group(1).split(",")]
+            columns: list[int] = []
+            for i, item in enumerate(items):
+                if item == "…":
+                    last, end = columns[-1], int(items[i + 1])
+                    columns.extend(range(last + 2, end, 2))
+                else:
+                    columns.append(int(item))
+            cards.extend((row, column, height) for column in columns)
+    return sorted(cards)
+
+
+def covers_by_the_rule(cards: list[tuple[int, int, int]]) -> list[set[int]]:
+    return [
+        {q for q, (r2, c2, h2) in enumerate(cards) if abs(r2 - r) == 1 and abs(c2 - c) == 1 and h2 < h}
+        for (r, c, h) in cards
+    ]
+
+
+@pytest.mark.parametrize("word", list(TABLES))
+def test_each_layout_is_its_table(word: str) -> None:
+    layout = LAYOUTS[word]
+    cards = read_table(TABLES[word])
+    assert [(s.row, s.column, s.height) for s in layout.spots] == cards
+    assert [set(c) for c in layout.covered_by] == covers_by_the_rule(cards)
+    assert (layout.count, 52 - layout.count - 1) == SIZES[word]
+    # Open cards are the uncovered ones; every other card has a cover; peaks split the cards.
+    assert all((s.height == 0) == (not layout.covered_by[p]) for p, s in enumerate(layout.spots))
+    assert sum(m.bit_count() for m in layout.peak_masks) == layout.count
+    assert layout.exposed(0) == sum(1 << p for p, s in enumerate(layout.spots) if s.height == 0)
+    union = 0
+    for mask in layout.peak_masks:
+        assert not union & mask
+        union |= mask
+    assert union == layout.all_mask
+
+
+def test_three_peaks_is_today_s_layout() -> None:
+    assert THREE_PEAKS.covered_by == COVERED_BY
+    assert THREE_PEAKS.letter == "" and next(iter(LAYOUTS)) == "three-peaks"
+
+
+def test_the_layouts_shapes() -> None:
+    theatre, up_down, diamonds = LAYOUTS["theatre"], LAYOUTS["up-down"], LAYOUTS["diamonds"]
+    assert sum(len(c) == 1 for c in theatre.covered_by) == 6  # the gaps
+    assert [m.bit_count() for m in theatre.peak_masks] == [8, 14, 8]
+    assert [m.bit_count() for m in up_down.peak_masks] == [15, 15]
+    assert [m.bit_count() for m in diamonds.peak_masks] == [9, 9, 9]
+    # Diamonds' middle row covers both ways: a card of row 2 covers cards above and below it.
+    middle = diamonds.rows[2][1]
+    assert {diamonds.spots[q].row for q in diamonds.covers[middle]} == {1, 3}
+    # The valley's deepest card needs its whole valley gone.
+    valley = LAYOUTS["valley"]
+    deepest = next(p for p, s in enumerate(valley.spots) if (s.row, s.column) == (3, 9))
+    above = {q for q in range(valley.count) if valley.spots[q].peak == valley.spots[deepest].peak} - {deepest}
+    removed = sum(1 << q for q in above)
+    one_back = removed & ~(1 << valley.covered_by[deepest][0])
+    assert valley.exposed(removed) >> deepest & 1 and not valley.exposed(one_back) >> deepest & 1
+
+
+def test_layouts_are_named_leniently_and_letters_are_not_variant_letters() -> None:
+    assert layout_named(" Up_Down ") is LAYOUTS["up-down"]
+    with pytest.raises(LayoutError, match="not a layout"):
+        layout_named("pyramid")
+    letters = [layout.letter for layout in LAYOUTS.values() if layout.letter]
+    assert len(set(letters)) == 4 and not set(letters) & set("OWJTECN")
+    assert all(isinstance(layout, Layout) for layout in LAYOUTS.values())
