@@ -209,10 +209,12 @@ def _jobs(text: str) -> int:
 
 def _stats(args: argparse.Namespace) -> int:
     from app.engine import Rules, Variants
+    from app.engine.layout import layout_named
     from app.engine.search.solver_stats import format_summary, solve_range, summarize
 
     rules = Rules.from_word(args.rules)
     variants = Variants.parse(args.variants)
+    layout = layout_named(args.layout)
     if args.deals < 1:
         print("tripeaks: --deals must be at least 1", file=sys.stderr)
         return 2
@@ -229,12 +231,16 @@ def _stats(args: argparse.Namespace) -> int:
     try:
         results = solve_range(
             rules, args.start, args.deals, best=args.best, jobs=args.jobs, progress=progress,
-            variants=variants,
+            variants=variants, layout=layout,
         )
     except ValueError as error:
         print(f"tripeaks: {error}", file=sys.stderr)
         return 2
-    print(format_summary(rules, args.start, summarize(results), scores=args.best, variants=variants))
+    print(
+        format_summary(
+            rules, args.start, summarize(results), scores=args.best, variants=variants, layout=layout
+        )
+    )
     return 0
 
 
@@ -276,6 +282,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     stats = commands.add_parser("stats", help="solve many deals: share winnable, timings")
     stats.add_argument("--rules", choices=["easy", "classic"], default="easy")
+    stats.add_argument(
+        "--layout", default="three-peaks",
+        help="three-peaks (the default), diamonds, valley, theatre or up-down",
+    )
     stats.add_argument("--deals", type=int, required=True, help="how many deal numbers")
     stats.add_argument("--start", type=int, default=0, help="the first deal number")
     stats.add_argument(

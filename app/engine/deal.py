@@ -80,11 +80,6 @@ _LINK: Final = re.compile(r"(?:https?://)?[^\s/]*(?:/[^\s]*)?")
 EXPECTED_FORM: Final = "TP1-E-AAAAAAB (TP1, E for easy or C for classic, then seven letters A-Z)"
 
 
-class UnsolvedLayout(ValueError):
-    """A question the search (solver, analysis, review) cannot answer yet for a layout other
-    than three peaks."""
-
-
 class UnsolvedVariant(ValueError):
     """A question the depth-first search cannot answer for a variant deal: it knows the
     standard deck only (:func:`dealt_waste`). The whole-deal analysis judges every variant."""

@@ -45,19 +45,28 @@ from dataclasses import dataclass
 from typing import Final
 
 from app.engine.actions import Action
-from app.engine.deal import GameCode, UnsolvedLayout, rank_of
+from app.engine.deal import GameCode, rank_of
 from app.engine.game import Game
-from app.engine.layout import ALL_POSITIONS_MASK, POSITION_COUNT
-from app.engine.rules import BEST_SCORE, playable_by_rank
-from app.engine.search.passes import Int8Array, Int16Array, _sets, best_after_draws, score_of, win_limits
+from app.engine.rules import BEST_SCORE, best_score, playable_by_rank
+from app.engine.search.passes import (
+    Int8Array,
+    Int16Array,
+    _Sets,
+    _sets,
+    best_after_draws,
+    score_of,
+    win_limits,
+)
 from app.engine.search.runs import best_gain, peak_bonus, run_best_after_draws
 
 __all__ = ["ANALYSES", "AnalysisCache", "DealAnalysis", "PositionVerdict", "analyse", "score_of"]
 
-FULL: Final = ALL_POSITIONS_MASK
-WON_MIN_SCORE: Final = BEST_SCORE - 25
-"""Every win scores at least this (the best score less the draws, at most 25); a game not won
-at most 682."""
+MOST_DRAWS: Final = 25
+"""The most cards a stock holds (three peaks with the joker and the empty waste)."""
+WON_MIN_SCORE: Final = BEST_SCORE - MOST_DRAWS
+"""Three peaks: every win scores at least this (the best score less the draws); a game not
+won at most 682. On every layout a win scores at least its best score less 25, more than
+any game not won (``tests/solver/test_layout_analysis.py``)."""
 
 # -- the analysis of one deal, and what it answers ------------------------------------------
 
@@ -114,8 +123,17 @@ class DealAnalysis:
         scores = 0 if self.best_after_draw is None else self.best_after_draw.nbytes
         return int(self.win_limit.nbytes + scores)
 
+    @property
+    def _sets(self) -> _Sets:
+        """The reachable sets of the deal's layout, built once per process and layout."""
+        return _sets(self.code.layout)
+
+    @property
+    def _full(self) -> int:
+        return self.code.layout.all_mask
+
     def _row(self, removed: int) -> int:
-        row = _sets().index.get(removed)
+        row = self._sets.index.get(removed)
         if row is None:
             raise ValueError(f"removed mask {removed:#x} cannot arise in play")
         return row
@@ -147,8 +165,8 @@ class DealAnalysis:
             raise ValueError("this analysis was made without scores")
         # Right after a draw (or any position whose waste is the card just drawn: its
         # future is the same) the table has it. Otherwise: staying, drawing, or a removal.
-        if removed == FULL:
-            return BEST_SCORE - drawn
+        if removed == self._full:
+            return best_score(self.code.layout) - drawn
         row = self._row(removed)
         if waste == self.waste_after[drawn]:
             return int(self.best_after_draw[row, drawn])
@@ -156,10 +174,10 @@ class DealAnalysis:
         known = memo.get(key)
         if known is not None:
             return known
-        best = score_of(removed, drawn)
+        best = score_of(removed, drawn, self.code.layout)
         if drawn < self.stock_size:
             best = max(best, int(self.best_after_draw[row, drawn + 1]))
-        playable = _sets().exposed[row] & self.fits[waste]
+        playable = self._sets.exposed[row] & self.fits[waste]
         while playable:
             low = playable & -playable
             playable ^= low
@@ -170,15 +188,15 @@ class DealAnalysis:
 
     def winning_move(self, removed: int, drawn: int, waste: int) -> Action | None:
         """An action that keeps a win in reach (``None`` if there is no win from here)."""
-        if removed == FULL or not self.winnable(removed, drawn, waste):
+        if removed == self._full or not self.winnable(removed, drawn, waste):
             return None
-        sets = _sets()
+        sets = self._sets
         playable = sets.exposed[self._row(removed)] & self.fits[waste]
         while playable:
             p = playable.bit_length() - 1  # the bottom row first
             playable ^= 1 << p
             after = removed | 1 << p
-            if after == FULL or drawn <= int(self.win_limit[sets.index[after], self.ranks[p]]):
+            if after == self._full or drawn <= int(self.win_limit[sets.index[after], self.ranks[p]]):
                 return Action(p)
         return Action(None)  # a winnable position with no winning removal: the draw is
 
@@ -191,7 +209,7 @@ class DealAnalysis:
     def winning_line(self, removed: int, drawn: int, waste: int) -> list[Action] | None:
         """A line of actions from the position to a win, or ``None`` if there is no win."""
         line: list[Action] = []
-        while removed != FULL:
+        while removed != self._full:
             move = self.winning_move(removed, drawn, waste)
             if move is None:
                 return None
@@ -224,12 +242,12 @@ class DealAnalysis:
             return self._traditional_verdict(removed, drawn, waste, run, score)
         memo: dict[int, int] = {}
         best = self._best(removed, drawn, waste, memo)
-        winnable = best >= WON_MIN_SCORE
+        winnable = best >= best_score(self.code.layout) - MOST_DRAWS
         move: Action | None = None
-        if removed != FULL:
+        if removed != self._full:
             assert self.best_after_draw is not None  # _best checked it
             row = self._row(removed)
-            playable = _sets().exposed[row] & self.fits[waste]
+            playable = self._sets.exposed[row] & self.fits[waste]
             while playable and move is None:
                 p = playable.bit_length() - 1
                 playable ^= 1 << p
@@ -239,7 +257,7 @@ class DealAnalysis:
                 move is None
                 and drawn < self.stock_size
                 and int(self.best_after_draw[row, drawn + 1]) == best
-                and best > score_of(removed, drawn)
+                and best > score_of(removed, drawn, self.code.layout)
             ):
                 move = Action(None)
         return PositionVerdict(winnable, best, move)
@@ -260,22 +278,22 @@ class DealAnalysis:
         row = self._row(removed)
         if not 0 <= run <= removed.bit_count():
             raise ValueError(f"a run of {run} removals cannot follow {removed.bit_count()} removed")
-        if run == 0 and removed != FULL and waste != self.waste_after[drawn]:
+        if run == 0 and removed != self._full and waste != self.waste_after[drawn]:
             raise ValueError("right after a draw (the run 0) the waste is the card just drawn")
         winnable = self.winnable(removed, drawn, waste)
         memo: dict[int, int] = {}
-        gain = best_gain(table, self.fits, self.ranks, (removed, drawn, waste, run), memo)
+        gain = best_gain(table, self.fits, self.ranks, (removed, drawn, waste, run), memo, self.code.layout)
         move: Action | None = None
-        if removed != FULL:
-            here = peak_bonus(removed)
-            playable = _sets().exposed[row] & self.fits[waste]
+        if removed != self._full:
+            here = peak_bonus(removed, self.code.layout)
+            playable = self._sets.exposed[row] & self.fits[waste]
             while playable and move is None:  # the bottom row first, as in the standard game
                 p = playable.bit_length() - 1
                 playable ^= 1 << p
                 after = removed | 1 << p
-                points = run + 1 + peak_bonus(after) - here
+                points = run + 1 + peak_bonus(after, self.code.layout) - here
                 child = (after, drawn, self.ranks[p], run + 1)
-                if points + best_gain(table, self.fits, self.ranks, child, memo) == gain:
+                if points + best_gain(table, self.fits, self.ranks, child, memo, self.code.layout) == gain:
                     move = Action(p)
             if move is None and gain > 0 and drawn < self.stock_size:
                 move = Action(None)  # no removal gets there: the draw does (stopping gains 0)
@@ -284,7 +302,7 @@ class DealAnalysis:
     def keeps_win(self, action: Action, removed: int, drawn: int) -> bool:
         """Whether the position after ``action`` can still be won (it is not checked legal)."""
         after = self.after(action, removed, drawn)
-        return after[0] == FULL or self.winnable(*after)
+        return after[0] == self._full or self.winnable(*after)
 
     def of(self, game: Game) -> PositionVerdict:
         """:meth:`verdict` for the game's position (the game must be of this deal)."""
@@ -302,9 +320,9 @@ class DealAnalysis:
 
     def winning_first_moves(self) -> int:
         """How many of the actions open at the deal keep a win in reach (a difficulty input)."""
-        playable = _sets().exposed[0] & self.fits[self.waste_after[0]]
+        playable = self._sets.exposed[0] & self.fits[self.waste_after[0]]
         removals = sum(
-            self.winnable(1 << p, 0, self.ranks[p]) for p in range(POSITION_COUNT) if playable >> p & 1
+            self.winnable(1 << p, 0, self.ranks[p]) for p in range(len(self.ranks)) if playable >> p & 1
         )
         return removals + self.winnable(0, 1, self.waste_after[1])
 
@@ -314,14 +332,12 @@ def analyse(code: GameCode, *, scores: bool = True) -> DealAnalysis:
     (about 3 ms of CPU), and with ``scores`` its best score (about 8 ms more; under
     traditional scoring the longest-runs pass of :mod:`app.engine.search.runs`, several times
     that: ``docs/performance.md``)."""
-    if code.layout.letter:
-        raise UnsolvedLayout(f"the analysis knows three peaks only, not {code.layout.word}")
-    deal = code.deal()
+    deal, layout = code.deal(), code.layout
     scoring = run_best_after_draws if code.variants.traditional else best_after_draws
     return DealAnalysis(
         code=code,
-        win_limit=win_limits(deal, code.rules),
-        best_after_draw=scoring(deal, code.rules) if scores else None,
+        win_limit=win_limits(deal, code.rules, layout),
+        best_after_draw=scoring(deal, code.rules, layout) if scores else None,
         ranks=tuple(card.rank for card in deal.tableau),
         waste_after=(rank_of(deal.waste), *(card.rank for card in deal.stock)),
         fits=playable_by_rank([card.rank for card in deal.tableau], code.rules),

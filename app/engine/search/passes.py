@@ -1,6 +1,6 @@
 """The whole-deal analysis's two backward passes (see :mod:`app.engine.search.analysis`): over the
-22,932 sets of removed cards that play can reach, row by row (the sets with the same number
-of cards removed) from the full set down, with numpy.
+sets of removed cards that play can reach in the layout (22,932 in three peaks), row by row
+(the sets with the same number of cards removed) from the full set down, with numpy.
 
 * :func:`win_limits`: for each set and waste rank, the most cards drawn from which the
   position can still be won.
@@ -8,7 +8,7 @@ of cards removed) from the full set down, with numpy.
   after that draw.
 
 The layout they work on (:func:`_sets`: the sets, their exposed cards and the removals
-between them) is built once per process and shared by every deal.
+between them) is built once per process and layout, and shared by every deal.
 
 Variants (``docs/variants.md``, section 8): the joker on the waste and an empty waste are
 both a *wild* waste, rank 0, which takes every card; the joker in the peaks is rank 0 too,
@@ -22,14 +22,14 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from app.engine.deal import Deal, Rules, rank_of
-from app.engine.layout import PEAK_MASKS, POSITION_COUNT, exposed_mask
-from app.engine.rules import BEST_SCORE, rank_above, rank_below, standard_score
+from app.engine.layout import THREE_PEAKS, Layout
+from app.engine.rules import best_score, rank_above, rank_below, standard_score
 
 __all__ = ["best_after_draws", "score_of", "win_limits"]
 
@@ -38,7 +38,7 @@ NONE: Final = -1
 
 Int8Array = npt.NDArray[np.int8]
 Int16Array = npt.NDArray[np.int16]
-KeyArray = npt.NDArray[np.uint16]
+KeyArray = npt.NDArray[np.unsignedinteger[Any]]
 IntArray = npt.NDArray[np.intp]
 
 
@@ -47,7 +47,7 @@ IntArray = npt.NDArray[np.intp]
 
 @dataclass(frozen=True)
 class _Sets:
-    """The 22,932 reachable sets of removed positions, ordered by size, and their removals.
+    """The reachable sets of removed positions of a layout, ordered by size, and their removals.
 
     ``masks[i]`` is set ``i``; sets with ``k`` cards removed are ``bounds[k]:bounds[k+1]``.
     A removal is an edge from a set to the set with one more card: ``edge_from``,
@@ -65,22 +65,26 @@ class _Sets:
     edge_bounds: tuple[int, ...]
     base_score: Int16Array
     """The standard score of set ``i`` with nothing drawn."""
+    layout: Layout
+    key_type: type[np.unsignedinteger[Any]]
+    """Keys (set in row, rank) fit 16 bits in three peaks (sorted by radix); 32 in bigger layouts."""
 
 
-def score_of(removed: int, drawn: int) -> int:
+def score_of(removed: int, drawn: int, layout: Layout = THREE_PEAKS) -> int:
     """The game's score at a position (undo restores it exactly, so it depends on nothing else)."""
-    cleared = sum(removed & mask == mask for mask in PEAK_MASKS)
+    cleared = sum(removed & mask == mask for mask in layout.peak_masks)
     return standard_score(removed.bit_count() + drawn, cleared)
 
 
 @functools.cache
-def _sets() -> _Sets:
+def _sets(layout: Layout = THREE_PEAKS) -> _Sets:
     seen = {0}
     rows: list[list[int]] = [[0]]
-    for _ in range(POSITION_COUNT):
+    count = layout.count
+    for _ in range(count):
         following: set[int] = set()
         for removed in rows[-1]:
-            bits = exposed_mask(removed)
+            bits = layout.exposed(removed)
             while bits:
                 low = bits & -bits
                 bits ^= low
@@ -89,7 +93,7 @@ def _sets() -> _Sets:
         rows.append(sorted(following))
     masks = tuple(m for row in rows for m in row)
     index = {m: i for i, m in enumerate(masks)}
-    exposed = tuple(exposed_mask(m) for m in masks)
+    exposed = tuple(layout.exposed(m) for m in masks)
     bounds = [0]
     for row in rows:
         bounds.append(bounds[-1] + len(row))
@@ -97,9 +101,9 @@ def _sets() -> _Sets:
     edge_to: list[int] = []
     edge_position: list[int] = []
     edge_bounds = [0]
-    for k in range(POSITION_COUNT + 1):
+    for k in range(count + 1):
         for i in range(bounds[k], bounds[k + 1]):
-            for p in range(POSITION_COUNT):
+            for p in range(count):
                 if exposed[i] >> p & 1:
                     edge_from.append(i)
                     edge_to.append(index[masks[i] | 1 << p])
@@ -114,7 +118,9 @@ def _sets() -> _Sets:
         edge_to=np.array(edge_to, dtype=np.intp),
         edge_position=np.array(edge_position, dtype=np.intp),
         edge_bounds=tuple(edge_bounds),
-        base_score=np.array([score_of(m, 0) for m in masks], dtype=np.int16),
+        base_score=np.array([score_of(m, 0, layout) for m in masks], dtype=np.int16),
+        layout=layout,
+        key_type=np.uint16 if max(map(len, rows)) * 16 <= 1 << 16 else np.uint32,
     )
 
 
@@ -133,7 +139,7 @@ def _best_by_group(values: Int16Array, key: KeyArray) -> tuple[KeyArray, Int16Ar
     """The largest of ``values`` (rows) in each group named by ``key``: the groups present
     (ascending) and their maxima.
 
-    Sorted by group (a radix sort: the keys are 16-bit), each group's last row is its
+    Sorted by group (a radix sort when the keys are 16-bit), each group's last row is its
     first candidate. Most groups have one row (a group is one set's removals of one rank),
     so the other rows are few: each pass folds in the last one left of each group.
     """
@@ -169,7 +175,7 @@ def _joker_best(values: _Values, edge_from: IntArray, rows: int, empty: int) -> 
     return best
 
 
-def win_limits(deal: Deal, rules: Rules) -> Int8Array:
+def win_limits(deal: Deal, rules: Rules, layout: Layout = THREE_PEAKS) -> Int8Array:
     """For each set of removed cards (row ``i``) and waste rank (column 1-13): the most cards
     drawn from which the position can still be won (``-1``: from none).
 
@@ -179,7 +185,7 @@ def win_limits(deal: Deal, rules: Rules) -> Int8Array:
     stock card; so set ``i`` can be won by drawing from any ``drawn`` below the deepest
     number of draws ``d`` whose position can be won by a removal.
     """
-    sets = _sets()
+    sets = _sets(layout)
     ranks, waste_after = _cards(deal)
     stock = deal.stock_size
     jokers = bool((ranks == 0).any())
@@ -188,7 +194,7 @@ def win_limits(deal: Deal, rules: Rules) -> Int8Array:
     # Column r: waste rank r (0: wild, the joker or an empty waste). Column 14 is unused.
     limit = np.full((len(sets.masks), 15), NONE, dtype=np.int8)
     limit[-1, 0:14] = stock  # all removed: won, from any number drawn
-    for k in range(POSITION_COUNT - 1, -1, -1):
+    for k in range(layout.count - 1, -1, -1):
         low, high = sets.bounds[k], sets.bounds[k + 1]
         edges = slice(sets.edge_bounds[k], sets.edge_bounds[k + 1])
         edge_from, edge_to = sets.edge_from[edges] - low, sets.edge_to[edges]
@@ -217,7 +223,7 @@ def win_limits(deal: Deal, rules: Rules) -> Int8Array:
     return limit
 
 
-def best_after_draws(deal: Deal, rules: Rules) -> Int16Array:
+def best_after_draws(deal: Deal, rules: Rules, layout: Layout = THREE_PEAKS) -> Int16Array:
     """For each set of removed cards (row) and number drawn (column), the best score
     reachable from the position right after that draw (``drawn = 0``: the deal's waste).
 
@@ -228,7 +234,7 @@ def best_after_draws(deal: Deal, rules: Rules) -> Int16Array:
     in the set it leads to, the waste being the card removed; a set's ``removal`` is the
     best of its removals of the ranks next to the waste (grouped by set and rank).
     """
-    sets = _sets()
+    sets = _sets(layout)
     ranks, waste_after = _cards(deal)
     stock = deal.stock_size
     jokers = bool((ranks == 0).any())
@@ -236,7 +242,7 @@ def best_after_draws(deal: Deal, rules: Rules) -> Int16Array:
     columns = stock + 1
     drawn = np.arange(columns, dtype=np.int16)
     after_draw = np.empty((len(sets.masks), columns), dtype=np.int16)
-    after_draw[-1] = BEST_SCORE - drawn
+    after_draw[-1] = best_score(layout) - drawn
     # The tables of the row after (at first, the full set: nothing left to remove). Rows
     # of ``removal`` are (set, waste rank): set * width + rank - first, where the ranks run
     # from ``first``: 1, or 0 when a waste can be wild.
@@ -250,7 +256,7 @@ def best_after_draws(deal: Deal, rules: Rules) -> Int16Array:
     removal_room = (np.empty((widest * width, columns), dtype=np.int16),
                     np.empty((widest * width, columns), dtype=np.int16))
     right_after = (waste_after - first) * columns + np.arange(columns)  # removal[set], after d draws
-    for k in range(POSITION_COUNT - 1, -1, -1):
+    for k in range(layout.count - 1, -1, -1):
         low, high = sets.bounds[k], sets.bounds[k + 1]
         count = high - low
         edges = slice(sets.edge_bounds[k], sets.edge_bounds[k + 1])
@@ -261,7 +267,8 @@ def best_after_draws(deal: Deal, rules: Rules) -> Int16Array:
         value = np.maximum(np.take(stay_or_draw, after, axis=0),
                            np.take(removal, after * width + rank - first, axis=0))
         slot = np.where(rank == 0, 15, rank) if jokers else rank
-        groups, best = _best_by_group(value, ((sets.edge_from[edges] - low) * 16 + slot).astype(np.uint16))
+        key = ((sets.edge_from[edges] - low) * 16 + slot).astype(sets.key_type)
+        groups, best = _best_by_group(value, key)
         by_rank = by_rank_room[: count * 16]
         by_rank.fill(-1)
         by_rank[groups] = best

@@ -35,7 +35,6 @@ from typing import Final, Protocol
 from app.engine.actions import Action
 from app.engine.deal import GameCode, Rules, rank_of
 from app.engine.game import Game
-from app.engine.layout import ALL_POSITIONS_MASK, exposed_mask
 from app.engine.line import Line
 from app.engine.rules import playable_by_rank
 from app.engine.search.analysis import ANALYSES, DealAnalysis
@@ -126,10 +125,11 @@ def playout_share(code: GameCode, playouts: int = PLAYOUTS) -> float:
     ranks = [card.rank for card in deal.tableau]
     waste_after = [rank_of(deal.waste), *(card.rank for card in deal.stock)]
     fits = playable_by_rank([card.rank for card in deal.tableau], code.rules)
+    full, exposed_mask = code.layout.all_mask, code.layout.exposed
     won = 0
     for _ in range(playouts):  # the game's rules on its masks (a Game per playout costs 5x)
         removed, drawn, waste = 0, 0, waste_after[0]
-        while removed != ALL_POSITIONS_MASK:
+        while removed != full:
             playable = exposed_mask(removed) & fits[waste]
             if playable:  # the k-th playable position, in increasing order
                 for _ in range(next(numbers) % playable.bit_count()):
@@ -141,7 +141,7 @@ def playout_share(code: GameCode, playouts: int = PLAYOUTS) -> float:
                 waste = waste_after[drawn]
             else:
                 break
-        won += removed == ALL_POSITIONS_MASK
+        won += removed == full
     return won / playouts
 
 

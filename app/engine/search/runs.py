@@ -29,7 +29,7 @@ from typing import Final
 import numpy as np
 
 from app.engine.deal import Deal, Rules
-from app.engine.layout import ALL_POSITIONS_MASK, PEAK_MASKS, POSITION_COUNT
+from app.engine.layout import THREE_PEAKS, Layout
 from app.engine.rules import RANKS, TRADITIONAL_DRAW_COST, rank_above, rank_below, traditional_peak_bonus
 from app.engine.search.passes import Int16Array, IntArray, _best_by_group, _cards, _sets
 
@@ -41,14 +41,15 @@ _NONE: Final = -10_000
 _DRAW: Final = TRADITIONAL_DRAW_COST
 
 
-def peak_bonus(removed: int) -> int:
+def peak_bonus(removed: int, layout: Layout = THREE_PEAKS) -> int:
     """The traditional peak bonus of a set of removed cards: 15, 15, then 30 (60 for all three)."""
-    return traditional_peak_bonus(sum(removed & mask == mask for mask in PEAK_MASKS))
+    cleared = sum(removed & mask == mask for mask in layout.peak_masks)
+    return traditional_peak_bonus(cleared, layout.peak_count)
 
 
 @functools.cache
-def _bonuses() -> Int16Array:
-    return np.array([peak_bonus(m) for m in _sets().masks], dtype=np.int16)
+def _bonuses(layout: Layout) -> Int16Array:
+    return np.array([peak_bonus(m, layout) for m in _sets(layout).masks], dtype=np.int16)
 
 
 def _neighbours(rules: Rules) -> tuple[IntArray, IntArray]:
@@ -59,7 +60,7 @@ def _neighbours(rules: Rules) -> tuple[IntArray, IntArray]:
     return lower, upper
 
 
-def run_best_after_draws(deal: Deal, rules: Rules) -> Int16Array:
+def run_best_after_draws(deal: Deal, rules: Rules, layout: Layout = THREE_PEAKS) -> Int16Array:
     """For each set of removed cards (row) and number drawn (column): the best gain in
     traditional points from the position right after that draw (the run 0), stopping
     allowed (so never below 0). ``drawn = 0`` is the deal's start, its waste the deal's.
@@ -72,8 +73,8 @@ def run_best_after_draws(deal: Deal, rules: Rules) -> Int16Array:
     ``w`` (every rank when the waste is wild), and a run of ``k`` from the start of a run
     scores ``1 + 2 + ... + k``.
     """
-    sets = _sets()
-    bonus = _bonuses()
+    sets = _sets(layout)
+    bonus = _bonuses(layout)
     ranks, waste_after = _cards(deal)
     stock = deal.stock_size
     columns = stock + 1
@@ -83,13 +84,13 @@ def run_best_after_draws(deal: Deal, rules: Rules) -> Int16Array:
     wild_waste = jokers or bool(is_wild.any())
     gain = np.empty((len(sets.masks), columns), dtype=np.int16)
     gain[-1] = 0  # all removed: the game is over
-    triangle = np.cumsum(np.arange(POSITION_COUNT + 2), dtype=np.int16)  # 0, 1, 3, 6, ...
+    triangle = np.cumsum(np.arange(layout.count + 2), dtype=np.int16)  # 0, 1, 3, 6, ...
     # The row after (at first, the full set, with no card to remove).
     end_next = np.full((1, columns), bonus[-1], dtype=np.int16)
     b_next = np.full((1, 0, columns), _NONE, dtype=np.int16)  # the groups' B, a last row of _NONE
     index_next = np.zeros(16, dtype=np.intp)  # set * 16 + rank -> its group in b_next
     wild_next: Int16Array | None = None
-    for n in range(POSITION_COUNT - 1, -1, -1):
+    for n in range(layout.count - 1, -1, -1):
         low, high = sets.bounds[n], sets.bounds[n + 1]
         count = high - low
         edges = slice(sets.edge_bounds[n], sets.edge_bounds[n + 1])
@@ -105,7 +106,7 @@ def run_best_after_draws(deal: Deal, rules: Rules) -> Int16Array:
                 joker = rank == 0
                 value[joker, 1:] = np.take(wild_next, after[joker], axis=0)
         slot = np.where(rank == 0, 15, rank) if jokers else rank
-        key = ((sets.edge_from[edges] - low) * 16 + slot).astype(np.uint16)
+        key = ((sets.edge_from[edges] - low) * 16 + slot).astype(sets.key_type)
         keys, best = _best_by_group(value.reshape(len(rank), depth * columns), key)
         best = best.reshape(len(keys), depth, columns)
         allowed = np.flatnonzero((best[:, :, 0] > _NONE).any(axis=0))
@@ -116,7 +117,7 @@ def run_best_after_draws(deal: Deal, rules: Rules) -> Int16Array:
         b = np.concatenate([best, np.full((1, depth, columns), _NONE, dtype=np.int16)])
         wild = None
         if wild_waste:  # a wild waste takes every card: the best over the set's groups
-            _, wild = _best_by_group(best.reshape(len(keys), -1), (keys >> 4).astype(np.uint16))
+            _, wild = _best_by_group(best.reshape(len(keys), -1), (keys >> 4).astype(sets.key_type))
             wild = wild.reshape(count, depth, columns)  # every set of the row has a card exposed
         # Right after d draws: a run of k >= 1 from the waste after d draws, its points
         # 1 + ... + k; or no removal: stop or draw on (below).
@@ -161,18 +162,20 @@ def best_gain(
     tableau_ranks: tuple[int, ...],
     position: tuple[int, int, int, int],
     memo: dict[int, int],
+    layout: Layout = THREE_PEAKS,
 ) -> int:
     """The best gain in traditional points from ``position``: ``(removed, drawn, waste,
     run)``, in the middle of a run of ``run`` removals (``run = 0``: right after a draw or at
     the deal, where ``table``, from :func:`run_best_after_draws`, has it). A short search
     over the run's removals; ``memo`` (by set and waste) may be shared by the searches from
     positions of the same run (in one run the run's length follows from the set)."""
-    sets = _sets()
+    sets = _sets(layout)
+    full = layout.all_mask
     removed, drawn, waste, run = position
     stock_size = table.shape[1] - 1
 
     def search(removed: int, waste: int, run: int) -> int:
-        if removed == ALL_POSITIONS_MASK:
+        if removed == full:
             return 0
         row = sets.index[removed]
         if run == 0:
@@ -185,13 +188,14 @@ def best_gain(
         if drawn < stock_size:
             best = max(best, int(table[row, drawn + 1]) - _DRAW)
         playable = sets.exposed[row] & fits[waste]
-        here = peak_bonus(removed)
+        here = peak_bonus(removed, layout)
         while playable:
             low = playable & -playable
             playable ^= low
             after = removed | low
             p = low.bit_length() - 1
-            best = max(best, run + 1 + peak_bonus(after) - here + search(after, tableau_ranks[p], run + 1))
+            points = run + 1 + peak_bonus(after, layout) - here
+            best = max(best, points + search(after, tableau_ranks[p], run + 1))
         memo[key] = best
         return best
 

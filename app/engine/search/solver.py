@@ -44,9 +44,9 @@ from dataclasses import dataclass
 from typing import Final
 
 from app.engine.actions import Action
-from app.engine.deal import STOCK_SIZE, Deal, GameCode, Rules, UnsolvedLayout, dealt_waste, rank_of
+from app.engine.deal import Deal, GameCode, Rules, dealt_waste, rank_of
 from app.engine.game import Game
-from app.engine.layout import ALL_POSITIONS_MASK, COVER_MASKS, POSITION_COUNT
+from app.engine.layout import THREE_PEAKS, Layout
 from app.engine.rules import playable_by_rank
 from app.engine.search import bound
 from app.engine.search.analysis import analyse
@@ -61,7 +61,6 @@ __all__ = [
     "solve_code",
 ]
 
-FULL: Final = ALL_POSITIONS_MASK
 _NEVER: Final = 99
 """Stands for 'no drawn count proven lost yet' in the tables (above any real count)."""
 
@@ -95,24 +94,17 @@ class Solution:
 # -- layout tables --------------------------------------------------------------------------
 
 
-def _exposed(removed: int) -> int:
-    exposed = 0
-    for p in range(POSITION_COUNT):
-        if not removed >> p & 1 and removed & COVER_MASKS[p] == COVER_MASKS[p]:
-            exposed |= 1 << p
-    return exposed
-
-
 @functools.cache
-def _exposed_table() -> dict[int, int]:
-    """Every set of removed positions that play can reach, mapped to its exposed positions."""
+def _exposed_table(layout: Layout = THREE_PEAKS) -> dict[int, int]:
+    """Every set of removed positions that play can reach in the layout, mapped to its
+    exposed positions (22,932 sets in three peaks; up to 74,088 in the valley)."""
     table: dict[int, int] = {}
     stack = [0]
     while stack:
         removed = stack.pop()
         if removed in table:
             continue
-        exposed = _exposed(removed)
+        exposed = layout.exposed(removed)
         table[removed] = exposed
         bits = exposed
         while bits:
@@ -123,9 +115,9 @@ def _exposed_table() -> dict[int, int]:
     return table
 
 
-def reachable_removed_sets() -> frozenset[int]:
-    """The sets of removed positions (as masks) that can arise in play: 22,932 of them."""
-    return frozenset(_exposed_table())
+def reachable_removed_sets(layout: Layout = THREE_PEAKS) -> frozenset[int]:
+    """The sets of removed positions (as masks) that can arise in play: 22,932 in three peaks."""
+    return frozenset(_exposed_table(layout))
 
 
 # -- the search -----------------------------------------------------------------------------
@@ -141,9 +133,12 @@ class DealSolver:
     draw (or the deal's start), when the waste is the stock card just drawn.
     """
 
-    def __init__(self, deal: Deal, rules: Rules) -> None:
+    def __init__(self, deal: Deal, rules: Rules, layout: Layout = THREE_PEAKS) -> None:
+        if len(deal.tableau) != layout.count:
+            raise ValueError(f"a deal of {len(deal.tableau)} cards is not one of {layout.word}")
         self.deal = deal
         self.rules = rules
+        self.layout = layout
         self.ranks: tuple[int, ...] = tuple(card.rank for card in deal.tableau)
         # The waste after `d` draws made last: the deal's waste card, then the stock.
         self.after_draw: tuple[int, ...] = (dealt_waste(deal).rank, *(c.rank for c in deal.stock))
@@ -156,14 +151,12 @@ class DealSolver:
 
     @classmethod
     def for_game(cls, game: Game) -> DealSolver:
-        if game.layout.letter:
-            raise UnsolvedLayout(f"the solver knows three peaks only, not {game.layout.word}")
-        return cls(game.deal, game.rules)
+        return cls(game.deal, game.rules, game.layout)
 
     def demand(self, removed: int) -> int:
         """Packed rank counts of the cards still on the peaks."""
         demand = self.all_demand
-        for p in range(POSITION_COUNT):
+        for p in range(self.layout.count):
             if removed >> p & 1:
                 demand -= self.units[p]
         return demand
@@ -186,7 +179,7 @@ class DealSolver:
         lost_after_draw: dict[int, int],
         node_limit: int | None,
     ) -> tuple[Callable[[int, int, int, int, bool], bool], list[int], list[int]]:
-        exposed_of = _exposed_table()
+        exposed_of = _exposed_table(self.layout)
         ranks = self.ranks
         playable_by_rank = self.playable_by_rank
         units = self.units
@@ -194,7 +187,8 @@ class DealSolver:
         supply_of = self.stock_supply(limit)
         hall_holds = bound.hall_holds
         never = _NEVER
-        full = FULL
+        full = self.layout.all_mask
+        width = self.layout.count
         path: list[int] = []  # the winning line, last action first
         counter = [0]
         budget = node_limit if node_limit is not None else -1
@@ -224,7 +218,7 @@ class DealSolver:
                     path.append(-1)
                     return True
                 return False
-            key = removed << 28 | playable
+            key = removed << width | playable
             if lost_get(key, never) <= drawn:
                 return False
             counter[0] += 1
@@ -266,20 +260,23 @@ class DealSolver:
         waste: int,
         just_drew: bool,
         *,
-        limit: int = STOCK_SIZE,
+        limit: int | None = None,
         tables: tuple[dict[int, int], dict[int, int]] | None = None,
         node_limit: int | None = None,
     ) -> tuple[list[int] | None, int]:
         """A winning line from the position (positions, ``-1`` for a draw), or ``None``.
 
-        ``limit`` caps the number of cards drawn in all (for the best-score search);
+        ``limit`` caps the number of cards drawn in all (by default the whole stock);
         ``tables`` are the lost tables to use for it (facts proven under a limit hold
         under any lower one). Returns the line and the number of positions expanded.
         """
-        if removed not in _exposed_table():
+        if removed not in _exposed_table(self.layout):
             raise ValueError(f"removed mask {removed:#x} cannot arise in play")
+        stock = self.deal.stock_size
+        if limit is None:
+            limit = stock
         if tables is None:
-            tables = (self._lost, self._lost_after_draw) if limit == STOCK_SIZE else ({}, {})
+            tables = (self._lost, self._lost_after_draw) if limit == stock else ({}, {})
         start, path, counter = self._search(
             limit=limit, lost=tables[0], lost_after_draw=tables[1], node_limit=node_limit
         )
@@ -342,23 +339,23 @@ def solve(
         analysis = analyse(game.code)
         line = tuple(analysis.best_line(removed, drawn, waste, run=game.run))
         won = analysis.winnable(removed, drawn, waste)
-        return Solution(won, line, _score_after(game, line), best=True, nodes=_ANALYSIS_NODES)
+        return Solution(won, line, _score_after(game, line), best=True, nodes=_analysis_nodes(game))
     budget = QUICK_NODES if node_limit is None else min(node_limit, QUICK_NODES)
     variants = game.code.variants
     if variants.joker or variants.empty_waste:
         # The depth-first search knows the standard deck: the whole-deal pass decides.
-        win, nodes = _win_by_analysis(game, removed, drawn, waste), _ANALYSIS_NODES
+        win, nodes = _win_by_analysis(game, removed, drawn, waste), _analysis_nodes(game)
     else:
         if solver is None:
             solver = DealSolver.for_game(game)
-        elif solver.deal != game.deal or solver.rules != game.rules:
+        elif solver.deal != game.deal or solver.rules != game.rules or solver.layout != game.layout:
             raise ValueError("the solver was made for another deal")
         try:
             win, nodes = solver.find_win(removed, drawn, waste, just_drew, node_limit=budget)
         except SearchLimitExceeded:
             if node_limit is not None and node_limit <= QUICK_NODES:
                 raise
-            win, nodes = _win_by_analysis(game, removed, drawn, waste), budget + _ANALYSIS_NODES
+            win, nodes = _win_by_analysis(game, removed, drawn, waste), budget + _analysis_nodes(game)
     if win is None:
         return Solution(False, (), None, nodes=nodes)
     line = _actions(win)
@@ -370,8 +367,10 @@ def _win_by_analysis(game: Game, removed: int, drawn: int, waste: int) -> list[i
     return None if found is None else [_code(action) for action in found]
 
 
-_ANALYSIS_NODES: Final = 22_932
-"""What a whole-deal pass counts as work in :attr:`Solution.nodes`: the sets it judges."""
+def _analysis_nodes(game: Game) -> int:
+    """What a whole-deal pass counts as work in :attr:`Solution.nodes`: the sets it judges
+    (22,932 in three peaks)."""
+    return len(_exposed_table(game.layout))
 
 
 def _code(action: Action) -> int:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from app.engine.deal import DEAL_COUNT, GameCode, Rules
 from app.engine.game import Game
-from app.engine.rules import BEST_SCORE
+from app.engine.layout import THREE_PEAKS, Layout, layout_named
+from app.engine.rules import best_score
 from app.engine.search.analysis import analyse
 from app.engine.search.solver import solve
 from app.engine.variants import STANDARD, Variants
@@ -45,18 +46,20 @@ class DealResult:
     """The score of the line found (the best score when asked for)."""
 
 
-def solve_deal(rules: Rules, number: int, best: bool = False, variants: Variants = STANDARD) -> DealResult:
+def solve_deal(
+    rules: Rules, number: int, best: bool = False, variants: Variants = STANDARD, layout: Layout = THREE_PEAKS
+) -> DealResult:
     """Solve one new deal and time it (making the deal's cards is included)."""
     wall, cpu = time.perf_counter(), time.process_time()
-    game = Game(GameCode(rules, number, variants))
+    game = Game(GameCode(rules, number, variants, layout))
     solution = solve(game, best=best)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     return DealResult(number, solution.winnable, cpu, wall, solution.nodes, solution.score)
 
 
-def _solve_task(task: tuple[str, int, bool, str]) -> DealResult:
-    letter, number, best, variants = task
-    return solve_deal(Rules(letter), number, best, Variants.parse(variants))
+def _solve_task(task: tuple[str, int, bool, str, str]) -> DealResult:
+    letter, number, best, variants, layout = task
+    return solve_deal(Rules(letter), number, best, Variants.parse(variants), layout_named(layout))
 
 
 def solve_range(
@@ -68,6 +71,7 @@ def solve_range(
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
     variants: Variants = STANDARD,
+    layout: Layout = THREE_PEAKS,
 ) -> list[DealResult]:
     """Solve deals ``start`` to ``start + count - 1``; ``jobs`` processes (0: all cores).
 
@@ -77,7 +81,9 @@ def solve_range(
         raise ValueError(f"deals {start} to {start + count - 1} are not all deal numbers")
     if jobs <= 0:
         jobs = os.cpu_count() or 1
-    tasks = [(rules.letter, number, best, variants.letters) for number in range(start, start + count)]
+    tasks = [
+        (rules.letter, number, best, variants.letters, layout.word) for number in range(start, start + count)
+    ]
     results: list[DealResult] = []
     if jobs == 1 or count < 2:
         _warm_up()  # build the shared tables before timing
@@ -173,11 +179,19 @@ def summarize(results: Sequence[DealResult], *, wall: bool = False) -> Summary:
 
 
 def format_summary(
-    rules: Rules, start: int, summary: Summary, *, scores: bool = False, variants: Variants = STANDARD
+    rules: Rules,
+    start: int,
+    summary: Summary,
+    *,
+    scores: bool = False,
+    variants: Variants = STANDARD,
+    layout: Layout = THREE_PEAKS,
 ) -> str:
     """The summary as text for the terminal."""
     low, high = summary.interval
     named = "".join(f", {variant.name.lower()}" for variant in variants.each())
+    if layout.letter:
+        named = f", {layout.name.lower()}{named}"
     lines = [
         f"{rules.word} rules{named}, deals {start} to {start + summary.deals - 1} ({summary.deals} deals)",
         f"winnable: {summary.winnable} of {summary.deals} = {100 * summary.share:.2f}% "
@@ -204,7 +218,7 @@ def format_summary(
                 merged[score] = merged.get(score, 0) + count
         lines.extend(_histogram(merged, 25))
     elif scores:
-        lines.append(f"best scores of the winnable deals ({BEST_SCORE} - the fewest draws of a win):")
+        lines.append(f"best scores of the winnable deals ({best_score(layout)} - the fewest draws of a win):")
         lines.extend(_histogram(summary.won_scores, 1))
         lines.append("best scores reachable in the deals with no win (at any moment of a game):")
         lines.extend(_histogram(summary.lost_scores, 25))

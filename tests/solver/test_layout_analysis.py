@@ -1,0 +1,125 @@
+"""The search on every layout (issue 25): the whole-deal analysis, the depth-first solver,
+hints and the review's playouts, against a plain search written from the layouts' tables
+(tests/layout_tables.py), as the variants' tests do (test_variant_analysis.py)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from app.engine import DRAW, Game, GameCode, Rules, Variants
+from app.engine.layout import LAYOUTS
+from app.engine.rules import best_score
+from app.engine.search.analysis import MOST_DRAWS, analyse
+from app.engine.search.hints import hint
+from app.engine.search.review import deal_difficulty
+from app.engine.search.solver import solve
+from tests.layout_tables import tables
+
+
+def fits(a: int, b: int, rules: Rules) -> bool:
+    """Rank 0 (the joker, or an empty waste) fits every rank; K and A only in easy rules."""
+    return a == 0 or b == 0 or abs(a - b) == 1 or (rules is Rules.EASY and {a, b} == {1, 13})
+
+
+def plain(code: GameCode, removed: int, drawn: int, waste: int) -> tuple[bool, int]:
+    """From a position, by visiting every reachable exact position: whether it can be won,
+    and the best standard score any position shows (a win's, or the highest reached)."""
+    cards, covered_by = tables(code.layout.word)
+    n = len(cards)
+    full = (1 << n) - 1
+    peaks: dict[int, int] = {}
+    for p, spot in enumerate(code.layout.spots):  # the groups are the layout's choice
+        peaks[spot.peak] = peaks.get(spot.peak, 0) | 1 << p
+    deal = code.deal()
+    ranks = [c.rank for c in deal.tableau]
+    stock = [c.rank for c in deal.stock]
+    seen, todo, won, best = set(), [(removed, drawn, waste)], False, 0
+    while todo:
+        state = todo.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        removed, drawn, waste = state
+        cleared = sum(removed & m == m for m in peaks.values())
+        best = max(best, 500 - removed.bit_count() - drawn + 100 * cleared)
+        if removed == full:
+            won = True
+            continue
+        for p in range(n):
+            if not removed >> p & 1 and removed & covered_by[p] == covered_by[p] and fits(ranks[p], waste, code.rules):
+                todo.append((removed | 1 << p, drawn, ranks[p]))
+        if drawn < len(stock):
+            todo.append((removed, drawn + 1, stock[drawn]))
+    return won, best
+
+
+CASES = [(rules, letters) for rules, letters in ((Rules.EASY, ""), (Rules.CLASSIC, ""), (Rules.CLASSIC, "W"), (Rules.EASY, "J"))]
+
+
+@pytest.mark.parametrize("word", list(LAYOUTS))
+def test_the_analysis_and_the_solver_agree_with_a_plain_search(word: str) -> None:
+    # Positions a random game reaches with about half the cards gone (a whole deal's plain
+    # search takes half a minute); both answers must come up.
+    rng, answers = random.Random(word), {True: 0, False: 0}
+    layout = LAYOUTS[word]
+    for number in range(16):
+        rules, letters = CASES[number % 4]
+        code = GameCode(rules, number, Variants.parse(letters), layout)
+        game = Game(code)
+        while game.cards_left() > layout.count // 2 + rng.randrange(0, 3) and game.status.value == "playing":
+            moves = game.playable_positions() or ([DRAW] if game.can_draw() else [])
+            game.replay([rng.choice(moves)])
+        if game.status.value != "playing":
+            continue
+        position = (game.removed_mask, game.drawn, 0 if game.waste is None or game.waste.rank == 0 else game.waste.rank)
+        won, best = plain(code, *position)
+        analysis = analyse(code)
+        assert analysis.winnable(*position) is won, (code, position)
+        assert analysis.best_score(*position) == best, (code, position)
+        if not letters:  # the depth-first search knows the standard deck
+            solution = solve(game)
+            assert solution.winnable is won
+            if won:
+                end = game.copy()
+                end.replay([DRAW if a.position is None else a.position for a in solution.line])
+                assert end.status.value == "won" and end.score >= best_score(layout) - MOST_DRAWS
+        answers[won] += 1
+    assert answers[True] >= 2 and answers[False] >= 2, answers
+
+
+@pytest.mark.parametrize("word", list(LAYOUTS))
+def test_hints_lead_to_a_win_on_every_layout_and_mid_game_positions_agree(word: str) -> None:
+    layout, rng, played = LAYOUTS[word], random.Random(word), 0
+    for number in range(20, 60):
+        code = GameCode(Rules.EASY, number, Variants(), layout)
+        if not analyse(code).start().winnable:
+            continue
+        game = Game(code)
+        while game.status.value == "playing":  # follow the hints to the end
+            advice = hint(game)
+            assert advice.undos_to_winnable == 0 and advice.action is not None
+            game.play(advice.action)
+        assert game.status.value == "won"
+        # A random game's position: the analysis says what the depth-first solver says.
+        wander = Game(code)
+        for _ in range(rng.randrange(5, 25)):
+            moves = wander.playable_positions() + ([DRAW] if wander.can_draw() else [])
+            if not moves:
+                break
+            wander.replay([rng.choice(moves)])
+        if wander.status.value == "playing":
+            assert solve(wander).winnable is analyse(code).of(wander).winnable
+        played += 1
+        if played == 3:
+            break
+    assert played == 3
+
+
+@pytest.mark.parametrize("word", list(LAYOUTS))
+def test_every_layout_has_difficulty_bands_and_traditional_scores(word: str) -> None:
+    code = GameCode(Rules.EASY, 3, Variants.parse("T"), LAYOUTS[word])
+    verdict = analyse(code).start()
+    assert verdict.best_score >= 0
+    assert deal_difficulty(GameCode(Rules.EASY, 3, Variants(), LAYOUTS[word])).value
