@@ -26,6 +26,10 @@ def test_deal_json(text: str, capsys: pytest.CaptureFixture[str]) -> None:
     out, err = capsys.readouterr()
     assert err == ""
     data = json.loads(out)
+    assert data.pop("layout") == "three-peaks"
+    positions = data.pop("positions")
+    assert [(p["row"], p["column"]) for p in positions[:4]] == [(0, 3), (0, 9), (0, 15), (1, 2)]
+    assert positions[0]["covered_by"] == [3, 4] and positions[27]["covered_by"] == []
     assert data == {
         "code": "TP1-E-AAAAAAB",
         "rules": "easy",
