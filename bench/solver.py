@@ -5,6 +5,7 @@
     .venv/bin/python bench/solver.py --from-csv out.csv --plot docs/solve_times.png
     .venv/bin/python bench/solver.py --deals 2000 --best --csv best.csv --plot-scores docs/best_scores.png
     .venv/bin/python bench/solver.py --deals 1000 --best --variants T   # traditional scoring
+    .venv/bin/python bench/solver.py --deals 1000 --best --layout valley  # another layout
 
 Times are the processor time of each solve in one process (``time.process_time``),
 deal after deal, the shared tables built before the first one; the wall-clock
@@ -22,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.engine.deal import Rules
+from app.engine.layout import Layout, layout_named
 from app.engine.search.solver_stats import (
     DealResult,
     format_summary,
@@ -146,7 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plot-scores", type=Path, help="draw the best-score distribution")
     parser.add_argument("--variants", type=Variants.parse, default=Variants(), metavar="LETTERS",
                         help="variant letters (docs/variants.md): O, W, J, T")
+    parser.add_argument("--layout", type=layout_named, default=layout_named("three-peaks"),
+                        help="three-peaks, diamonds, valley, theatre or up-down (docs/layouts.md)")
     args = parser.parse_args(argv)
+    layout: Layout = args.layout
 
     if args.from_csv:
         results = read_csv(args.from_csv)
@@ -157,14 +162,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{word}:", file=sys.stderr)
             results[rules] = solve_range(
                 rules, args.start, args.deals, best=args.best, jobs=args.jobs,
-                progress=_progress, variants=args.variants,
+                progress=_progress, variants=args.variants, layout=layout,
             )
         if args.csv:
             write_csv(args.csv, [(rules, r) for rules, rows in results.items() for r in rows])
     for rules, rows in results.items():
         start = min(r.number for r in rows)
         print(format_summary(rules, start, summarize(rows, wall=args.wall), scores=args.best,
-                             variants=args.variants))
+                             variants=args.variants, layout=layout))
         print()
     if args.plot:
         plot(results, args.plot)

@@ -233,6 +233,8 @@ cards each."""
 LAYOUTS: Final = {layout.word: layout for layout in (THREE_PEAKS, DIAMONDS, VALLEY, THEATRE, UP_DOWN)}
 """Every layout by its word, three peaks (the default) first."""
 LAYOUT_LETTERS: Final = {layout.letter: layout for layout in LAYOUTS.values() if layout.letter}
+MOST_POSITIONS: Final = max(layout.count for layout in LAYOUTS.values())
+"""The positions of the biggest layout (30)."""
 
 
 def layout_named(word: str) -> Layout:

@@ -52,7 +52,7 @@ def game_from_state(data: Mapping[str, Any]) -> Game:
         raise StateError("not a stored game: 'moves', 'undo' and 'hints' must be counts")
     game = Game(code)
     try:
-        game.replay(DRAW if a == DRAW else check_position(a) for a in line)
+        game.replay(DRAW if a == DRAW else check_position(a, code.layout.count) for a in line)
     except (RefusedAction, PositionError) as error:
         raise StateError(f"not a stored game: its line is not playable ({error})") from None
     # Every action in effect can be undone (up to the limit): the counter follows the line.

@@ -8,6 +8,10 @@ Variants (``docs/variants.md``): a game is dealt from a code that carries them
 (``{"code": "TP1-EOJ-AAAAAAB"}``) or from ``{"rules": "easy", "variants": ["open_peaks",
 "joker"]}``. The state says its ``variants``; the joker reads ``"JK"``; an empty waste
 (the empty-waste variant, before the first action) is ``null``.
+
+Layouts (``docs/layouts.md``): a code names its layout (``TP1-EV-AAAAAAB``), or a random
+deal takes ``{"layout": "valley"}`` (three peaks when none is given). The state names its
+``layout`` and gives each position its ``row`` and ``column`` (half-card units).
 """
 
 from __future__ import annotations
@@ -24,12 +28,14 @@ from app.engine import (
     CodeError,
     Game,
     GameCode,
+    PositionError,
     Refusal,
     RefusedAction,
     Rules,
     VariantError,
     Variants,
 )
+from app.engine.layout import MOST_POSITIONS, layout_named
 from app.i18n import current_locale
 from app.store import GameStore, StoredGame
 from app.web.clock import timed
@@ -39,6 +45,8 @@ from app.web.races import check_move, moved
 from app.web.solving import hint_for
 
 router = APIRouter(prefix="/api", tags=["api"])
+
+LayoutWord = Literal["three-peaks", "diamonds", "valley", "theatre", "up-down"]
 
 
 class NewGame(BaseModel):
@@ -55,21 +63,35 @@ class NewGame(BaseModel):
         " (or their letters O, W, J, T); none for the standard game",
         examples=[["open_peaks", "joker"]],
     )
+    layout: LayoutWord | None = Field(
+        default=None,
+        description="The layout of a random deal (docs/layouts.md); three-peaks when none is given",
+    )
 
     @model_validator(mode="after")
     def one_of(self) -> NewGame:
-        if self.code is not None and (self.rules is not None or self.variants is not None):
-            raise ValueError("give either 'code', or 'rules' and 'variants': a code carries its variants")
+        if self.code is not None and (self.rules, self.variants, self.layout) != (None, None, None):
+            raise ValueError(
+                "give either 'code', or 'rules', 'layout' and 'variants': a code carries its layout"
+                " and its variants"
+            )
         return self
 
 
 class RemoveBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    position: int = Field(ge=0, le=27, strict=True, description="A tableau position, 0 to 27")
+    position: int = Field(
+        ge=0,
+        lt=MOST_POSITIONS,
+        strict=True,
+        description="A tableau position: 0 to 27 in three peaks, 0 to N - 1 in a layout of N cards",
+    )
 
 
 class SlotState(BaseModel):
     position: int
+    row: int = Field(description="The position's row, top first (docs/layouts.md)")
+    column: int = Field(description="The position's column in half-card units, left first")
     card: str | None = Field(
         description="Text form (AS, 10H; JK the joker) when face up; null when face down or removed"
     )
@@ -81,6 +103,7 @@ class GameState(BaseModel):
     id: str
     code: str
     rules: Literal["easy", "classic"]
+    layout: LayoutWord = Field(description="The game's layout (docs/layouts.md)")
     variants: list[Literal["open_peaks", "empty_waste", "joker", "traditional"]] = Field(
         description="The game's variants (docs/variants.md), in the order of their letters OWJT"
     )
@@ -124,19 +147,25 @@ def game_state(stored: StoredGame) -> GameState:
     game = stored.game
     tableau = []
     shown = game.face_up_mask()
-    for p in range(28):
+    for p, spot in enumerate(game.layout.spots):
         removed = game.is_removed(p)
         face_up = bool(shown >> p & 1)
         card = game.card_at(p) if face_up else None
         tableau.append(
             SlotState(
-                position=p, card=card.text() if card else None, face_up=face_up, removed=removed
+                position=p,
+                row=spot.row,
+                column=spot.column,
+                card=card.text() if card else None,
+                face_up=face_up,
+                removed=removed,
             )
         )
     return GameState(
         id=stored.id,
         code=game.code_text(),
         rules="easy" if game.rules is Rules.EASY else "classic",
+        layout=game.layout.word,  # type: ignore[arg-type]
         variants=game.variants.words,  # type: ignore[arg-type]
         tableau=tableau,
         waste=None if game.waste is None else game.waste.text(),
@@ -181,6 +210,8 @@ async def apply(
         message = current_locale().refusal_message(refused.refusal)
         body = Refused(error=refused.refusal.value, message=message)
         return JSONResponse(body.model_dump(), status_code=409)
+    except PositionError as error:  # a position of a bigger layout than the game's
+        raise HTTPException(422, str(error)) from None
     if updated is None:
         raise HTTPException(404, "No such game")
     await moved(request, race)
@@ -210,7 +241,8 @@ def create_game(
             variants = Variants.from_words(body.variants) if body.variants else STANDARD
         except VariantError as error:
             raise HTTPException(422, str(error)) from None
-        code = GameCode.random(Rules.from_word(body.rules or "easy"), variants)
+        layout = layout_named(body.layout or "three-peaks")
+        code = GameCode.random(Rules.from_word(body.rules or "easy"), variants, layout)
     stored = store.create(Game(code), None)
     day = day_of_page(daily_key(request), code)
     if day is not None:

@@ -12,6 +12,7 @@ from fastapi import Request
 
 from app.engine import CodeError, GameCode, Rules, Variants
 from app.engine.search.review import Difficulty
+from app.web.page_codes import page_code
 from app.web.players import read_cookies
 from app.web.replay import difficulty_word
 from app.web.variants import remembered_variants, variant_choices
@@ -33,7 +34,7 @@ def read_code(text: str) -> GameCode:
     """A code as typed or pasted: the code itself, a share link, or a share link inside other
     text (``try this: https://…/g/TP1-E-…``, SPEC section 3). Raises :class:`CodeError`."""
     try:
-        return GameCode.parse(text)
+        return page_code(text)
     except CodeError:
         found = {
             code
@@ -47,7 +48,7 @@ def read_code(text: str) -> GameCode:
 
 def _code_of_link(link: str) -> GameCode | None:
     try:
-        return GameCode.parse(link)
+        return page_code(link)
     except CodeError:
         return None
 

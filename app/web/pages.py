@@ -43,6 +43,7 @@ from app.web.newgame import (
     read_code,
     winnable_only_on,
 )
+from app.web.page_codes import page_code
 from app.web.players import read_cookies
 from app.web.records import announcement, record_line
 from app.web.render import Pages, is_htmx
@@ -202,7 +203,7 @@ def deal_page(
     request: Request, code: str, store: StoreDep, pages: PagesDep, player: PlayerDep
 ) -> Response:
     try:
-        parsed = GameCode.parse(code)
+        parsed = page_code(code)
     except CodeError:
         return pages.page(
             "new.html",
