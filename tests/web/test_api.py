@@ -11,7 +11,7 @@ from tests.support import won_deal
 
 CODE = "TP1-E-AAAAAAB"
 STATE_KEYS = {
-    "id", "code", "rules", "variants", "tableau", "waste", "stock_count", "score", "moves",
+    "id", "code", "rules", "layout", "variants", "tableau", "waste", "stock_count", "score", "moves",
     "undo_available", "status", "peaks_cleared", "run", "longest_run", "started_at",
     "ended_after",
 }
@@ -79,7 +79,9 @@ def test_actions_change_the_state(client: TestClient) -> None:
     assert removed.status_code == 200
     game.remove(position)
     body = removed.json()
-    assert body["tableau"][position] == {"position": position, "card": None, "face_up": False, "removed": True}
+    assert body["tableau"][position] == {
+        "position": position, "row": 3, "column": 2 * (position - 18), "card": None, "face_up": False, "removed": True,
+    }
     assert body["waste"] == game.waste.text() and body["score"] == 499 and body["undo_available"] == 1
     drawn = client.post(f"/api/games/{state['id']}/draw").json()
     assert drawn["stock_count"] == 22 and drawn["moves"] == 2
