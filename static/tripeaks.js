@@ -137,9 +137,22 @@
   }
 
   // The New game window: focus its first choice when it opens; an edit clears an old error.
+  var opener = null; // what had focus when the window opened: focus goes back there when it closes
+  document.addEventListener("beforetoggle", function (event) {
+    if (event.target.id === "new-game" && event.newState === "open") opener = document.activeElement;
+  }, true);
   document.addEventListener("toggle", function (event) {
-    if (event.target.id !== "new-game" || event.newState !== "open") return;
+    if (event.target.id !== "new-game") return;
     var dialog = event.target;
+    if (event.newState === "closed") {
+      var active = document.activeElement;
+      if (!active || active === document.body || dialog.contains(active)) {
+        var back = opener && document.contains(opener) && opener !== document.body ? opener : (rove() || $("stock"));
+        if (back) back.focus();
+      }
+      opener = null;
+      return;
+    }
     requestAnimationFrame(function () {
       if (dialog.contains(document.activeElement)) return;
       var first = dialog.querySelector("input[name=rules]:checked") || dialog.querySelector("input");
@@ -243,6 +256,21 @@
   document.addEventListener("htmx:before:request", function (event) {
     var ctx = event.detail && event.detail.ctx;
     if (ctx && ctx.transition && targetId(ctx) === "table" && !event.defaultPrevented) startEarly();
+  });
+  // A refused move marks the card itself: a short shake and a ring (the ring only, under
+  // reduced motion), beside the status line's words.
+  var refusedTimer = null;
+  document.addEventListener("htmx:finally:request", function (event) { // after its swap
+    var ctx = event.detail && event.detail.ctx;
+    var card = ctx && ctx.request && ctx.request.submitter;
+    if (!card || !ctx.response || ctx.response.status !== 409 || !card.matches("#peaks .card")) return;
+    var now = card.id && $(card.id);
+    if (!now) return;
+    document.querySelectorAll("#peaks .refused").forEach(function (c) { c.classList.remove("refused"); });
+    void now.offsetWidth; // the shake starts again on a second refusal
+    now.classList.add("refused");
+    clearTimeout(refusedTimer);
+    refusedTimer = setTimeout(function () { now.classList.remove("refused"); }, 1200);
   });
   // An answer that swapped nothing (or failed) lets the held screen go at once.
   document.addEventListener("htmx:finally:request", function () { if (early) hand(early, null); });

@@ -1,0 +1,65 @@
+"""What the board says without words (issue 30): a refused move marks the card itself; the
+New game window gives focus back when Escape closes it; a toggle's name is its words."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from app.engine import Game
+from tests.browser.states import MID_CODE, reach, settle
+
+
+def refusable(game: Game) -> int:
+    """A face-up card the rules refuse now: exposed but not one rank from the waste."""
+    playable = set(game.playable_positions())
+    for position in range(28):
+        if game.is_face_up(position) and game.is_exposed(position) and position not in playable:
+            return position
+    raise AssertionError("no refusable card in this deal")
+
+
+def test_a_refused_card_is_marked_with_motion_and_without(new_page) -> None:  # type: ignore[no-untyped-def]
+    for motion in ("no-preference", "reduce"):
+        page = new_page(reduced_motion=motion)
+        page.goto(f"/g/{MID_CODE}")
+        if page.locator("#moves").inner_text() != "0":
+            page.click("#restart")
+            expect(page.locator("#moves")).to_have_text("0")
+        settle(page)
+        position = refusable(Game.from_code(MID_CODE))
+        card = page.locator(f"#card-{position}")
+        card.click()
+        expect(page.locator("#status")).to_contain_text("Rank must be one higher or lower")
+        expect(card).to_have_attribute("class", _has("refused"))
+        ring = card.evaluate("e => getComputedStyle(e).outlineStyle")
+        assert ring == "solid", (motion, ring)
+        shaking = card.evaluate("e => e.getAnimations().map(a => a.animationName).filter(Boolean)")
+        assert shaking == (["refuse"] if motion == "no-preference" else []), (motion, shaking)
+        expect(page.locator("#moves")).to_have_text("0")  # nothing moved
+        expect(card).not_to_have_attribute("class", _has("refused"), timeout=5_000)  # the mark goes
+
+
+def _has(word: str) -> re.Pattern[str]:
+    return re.compile(rf"(^|\s){word}(\s|$)")
+
+
+def test_escape_from_the_new_game_window_gives_focus_back(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page()
+    reach(page, "mid")
+    page.locator("#peaks button.card.face").first.focus()
+    before = page.evaluate("document.activeElement.id")
+    page.keyboard.press("n")
+    expect(page.locator("#new-game")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.locator("#new-game")).to_be_hidden()
+    assert page.evaluate("document.activeElement.id") == before
+
+
+def test_a_toggles_name_is_its_words_not_its_tick(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page()
+    reach(page, "mid")
+    toggle = page.locator("#error-help")
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    expect(toggle).to_have_accessible_name("Error help")
