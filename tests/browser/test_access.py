@@ -244,7 +244,8 @@ def test_space_on_a_card_plays_it_and_focus_goes_to_the_nearest_card(new_page) -
     wrong = next(p for p in range(18, 28) if game.is_exposed(p) and p not in game.playable_positions())
     card(page, wrong).focus()
     page.keyboard.press(" ")
-    expect(page.locator("#status")).to_have_text(says("en", "Rank must be one higher or lower"))
+    reason = says("en", "Rank must be one higher or lower")
+    expect(page.locator("#status")).to_have_text(says("en", "%(reason)s. Waste: %(card)s.", reason=reason, card=game.waste.words()))
     expect(page.locator("#moves")).to_have_text("1")
     expect(card(page, wrong)).to_be_focused()
 

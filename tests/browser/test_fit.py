@@ -50,7 +50,8 @@ def test_every_state_fits_every_view_in_every_language(new_page) -> None:  # typ
                 if state == "new-game":
                     wanted = DIALOG
                 else:
-                    wanted = [s for s in PLAYED if not (state == "won" and "card" in s)]
+                    # An ended game's result box lies over the peaks (issue 30): its cards may be under it.
+                    wanted = [s for s in PLAYED if not (state in ("won", "blocked") and "card" in s)]
                     if state in ("won", "blocked"):  # the box's heading and buttons: no card over them
                         wanted += ["#result-title", "#result .result-actions .button"]
                 for problem in not_fitting(page, wanted):

@@ -113,7 +113,12 @@ def test_a_refused_move_in_each_language(client: TestClient, lang: str) -> None:
     assert text_of(response.text, "status") == po(lang, "This card is blocked")
     wrong = next(p for p in range(18, 28) if p not in Game.from_code(CODE).playable_positions())
     response = client.post(f"/games/{game_id}/remove", data={"position": wrong}, headers={**HX, **headers})
-    assert text_of(response.text, "status") == po(lang, "Rank must be one higher or lower")
+    # The refusal names the waste card (issue 30).
+    waste = Game.from_code(CODE).waste
+    assert waste is not None
+    reason = po(lang, "Rank must be one higher or lower")
+    expected = po(lang, "%(reason)s. Waste: %(card)s.") % {"reason": reason, "card": card_words(lang, waste)}
+    assert text_of(response.text, "status") == expected[:1].upper() + expected[1:]
     # Without htmx: the whole page, still in the language.
     response = client.post(f"/games/{game_id}/remove", data={"position": 0}, headers=headers)
     assert response.status_code == 409

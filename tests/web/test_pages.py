@@ -114,7 +114,9 @@ def test_refusals_show_the_message_only_with_error_help(client: TestClient, stor
     assert text_of(blocked.text, "status") == "This card is blocked"
     assert 'id="table"' not in blocked.text  # nothing else is swapped
     mismatch = client.post(f"/games/{game_id}/remove", data={"position": wrong_rank}, headers=HX)
-    assert text_of(mismatch.text, "status") == "Rank must be one higher or lower"
+    waste = game.waste
+    assert waste is not None  # the refusal names it (issue 30)
+    assert text_of(mismatch.text, "status") == f"Rank must be one higher or lower. Waste: {waste.words()}."
     # Turn error help off: the switch answers with itself and a remembered cookie.
     toggled = client.post("/settings/error-help", headers=HX)
     assert 'aria-pressed="false"' in toggled.text
