@@ -63,3 +63,20 @@ def test_a_toggles_name_is_its_words_not_its_tick(new_page) -> None:  # type: ig
     toggle = page.locator("#error-help")
     expect(toggle).to_have_attribute("aria-pressed", "true")
     expect(toggle).to_have_accessible_name("Error help")
+
+
+def test_the_difficulty_menu_is_a_finger_s_target_on_a_phone(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    reach(page, "new-game")
+    menu = page.locator("#new-game select[name=difficulty]")
+    expect(menu).to_be_visible()
+    box = menu.bounding_box()
+    assert box is not None and box["height"] >= 44 and box["width"] >= 44, box
+
+
+def test_a_tag_in_forced_colours_takes_the_systems_colours(new_page) -> None:  # type: ignore[no-untyped-def]
+    page = new_page(forced_colors="active")
+    reach(page, "mid")
+    tag = page.locator(".rules-tag")
+    adjust, border = tag.evaluate("e => [getComputedStyle(e).forcedColorAdjust, getComputedStyle(e).borderTopStyle]")
+    assert adjust == "auto" and border == "solid", (adjust, border)
