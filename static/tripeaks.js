@@ -259,7 +259,6 @@
   });
   // A refused move marks the card itself: a short shake and a ring (the ring only, under
   // reduced motion), beside the status line's words.
-  var refusedTimer = null;
   document.addEventListener("htmx:finally:request", function (event) { // after its swap
     var ctx = event.detail && event.detail.ctx;
     var card = ctx && ctx.request && ctx.request.submitter;
@@ -269,8 +268,9 @@
     document.querySelectorAll("#peaks .refused").forEach(function (c) { c.classList.remove("refused"); });
     void now.offsetWidth; // the shake starts again on a second refusal
     now.classList.add("refused");
-    clearTimeout(refusedTimer);
-    refusedTimer = setTimeout(function () { now.classList.remove("refused"); }, 1200);
+  });
+  document.addEventListener("htmx:before:request", function () { // the next action takes the mark away
+    document.querySelectorAll("#peaks .refused").forEach(function (c) { c.classList.remove("refused"); });
   });
   // An answer that swapped nothing (or failed) lets the held screen go at once.
   document.addEventListener("htmx:finally:request", function () { if (early) hand(early, null); });
