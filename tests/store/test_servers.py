@@ -30,7 +30,7 @@ pytestmark = pytest.mark.slow
 
 
 FIELDS = {
-    "id", "code", "rules", "variants", "tableau", "waste", "stock_count", "score", "moves", "undo_available",
+    "id", "code", "rules", "variants", "layout", "tableau", "waste", "stock_count", "score", "moves", "undo_available",
     "status", "peaks_cleared", "run", "longest_run", "started_at", "ended_after",
 }  # fmt: skip
 
@@ -47,6 +47,15 @@ def _peak(top: int) -> set[int]:
 
 
 PEAKS = [_peak(top) for top in range(3)]
+
+# Three peaks on the grid of half-card units (issue 25's table, SPEC section 2): each
+# position's (row, column), positions numbered row by row, left to right.
+SPOTS = [
+    *((0, c) for c in (3, 9, 15)),
+    *((1, c) for c in (2, 4, 8, 10, 14, 16)),
+    *((2, c) for c in range(1, 18, 2)),
+    *((3, c) for c in range(0, 19, 2)),
+]
 
 
 def mismatches(shown: dict[str, Any], game_id: str, game: Game) -> list[str]:
@@ -74,6 +83,7 @@ def mismatches(shown: dict[str, Any], game_id: str, game: Game) -> list[str]:
         "code": game.code.text(),
         "rules": "easy" if easy else "classic",
         "variants": [],  # the standard game
+        "layout": "three-peaks",
         "waste": waste.text(),
         "stock_count": 23 - drawn,
         "score": 500 - len(line) + 100 * sum(cleared),
@@ -91,7 +101,8 @@ def mismatches(shown: dict[str, Any], game_id: str, game: Game) -> list[str]:
         return [*wrong, f"tableau: {slots!r}"]
     for p, slot in enumerate(slots):
         card = deal.tableau[p].text() if face_up[p] else None  # a face-down card is never shown
-        want = {"position": p, "card": card, "face_up": face_up[p], "removed": p in removed}
+        row, column = SPOTS[p]
+        want = {"position": p, "row": row, "column": column, "card": card, "face_up": face_up[p], "removed": p in removed}
         if slot != want:
             wrong.append(f"tableau[{p}]: {slot!r} != {want!r}")
     return wrong
