@@ -47,7 +47,9 @@ def test_play_a_few_moves_in_hebrew(new_page) -> None:  # type: ignore[no-untype
     expect(page.locator("#status")).to_have_text("הקלף הזה חסום")
     wrong = next(p for p in range(18, 28) if p not in game.playable_positions())
     card(page, wrong).click()
-    expect(page.locator("#status")).to_have_text("הדרגה חייבת להיות גבוהה או נמוכה באחת")
+    # ... and names the waste card (issue 30).
+    waste = he.card_words(game.deal.waste)
+    expect(page.locator("#status")).to_have_text(f"הדרגה חייבת להיות גבוהה או נמוכה באחת. ערימת השלכה: {waste}.")
 
     # Remove, draw, undo: every line the page says is Hebrew.
     position = game.playable_positions()[0]
