@@ -35,8 +35,10 @@ def test_a_refused_card_is_marked_with_motion_and_without(new_page) -> None:  # 
         expect(card).to_have_attribute("class", _has("refused"))
         ring = card.evaluate("e => getComputedStyle(e).outlineStyle")
         assert ring == "solid", (motion, ring)
-        shaking = card.evaluate("e => e.getAnimations().map(a => a.animationName).filter(Boolean)")
-        assert shaking == (["refuse"] if motion == "no-preference" else []), (motion, shaking)
+        # The computed name, not getAnimations(): a 0.36 s shake may be over before a loaded
+        # machine asks, and the question is whether the card is given the shake at all.
+        shaking = card.evaluate("e => getComputedStyle(e).animationName")
+        assert shaking == ("refuse" if motion == "no-preference" else "none"), (motion, shaking)
         expect(page.locator("#moves")).to_have_text("0")  # nothing moved
         page.click("#stock")  # the next action takes the mark away
         expect(page.locator("#moves")).to_have_text("1")
