@@ -3,7 +3,7 @@
 The checkout keeps the pages' templates and static files at its top (``templates/``,
 ``static/``), where a checkout serves them from; a built wheel carries them inside the
 package, as ``app/templates`` and ``app/static``, so an installed (not editable) package
-serves its pages with no copy beside it (app/web/render.py looks in both places).
+serves its pages with no copy beside it (app/web/presentation/render.py looks in both places).
 tests/deploy/test_wheel.py builds a wheel, installs it and serves pages and static files.
 """
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/icons.py
 
-The web app manifest names them (app/web/install.py): ``icon-192.png`` and ``icon-512.png``
+The web app manifest names them (app/web/ops/install.py): ``icon-192.png`` and ``icon-512.png``
 from ``icon.svg`` (purpose ``any``), ``icon-maskable-512.png`` from ``icon-maskable.svg``
 (full bleed; its drawing stays inside the middle 80 % circle that launchers keep). The SVGs
 are ours (drawn for this project, under the project's licence); run this after changing one.

@@ -1,5 +1,5 @@
 // TriPeaks' service worker (served as /sw.js after a line setting self.TRIPEAKS: see
-// app/web/install.py). It keeps the static files and the offline page, and nothing else:
+// app/web/ops/install.py). It keeps the static files and the offline page, and nothing else:
 // the server keeps every game, so pages, moves and their answers always go to the network.
 // A page that cannot be reached shows the offline page, which comes back by itself.
 "use strict";

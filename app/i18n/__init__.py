@@ -5,7 +5,7 @@
 - :func:`choose_language` picks a request's language: the ``tp_lang`` cookie (the
   player's choice), else ``Accept-Language``, else English.
 - :class:`Locale` is one language's words; :func:`current_locale` is the one the
-  current request speaks (set by :class:`app.web.language.LocaleMiddleware`).
+  current request speaks (set by :class:`app.web.middleware.language.LocaleMiddleware`).
 """
 
 from __future__ import annotations

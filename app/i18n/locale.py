@@ -34,7 +34,7 @@ def _newstyle(
     They format their keyword arguments into the message and mark it safe, so
     ``{% trans %}`` blocks and ``_("...", name=value)`` work; the values are escaped as
     they are formatted in. Unlike Jinja's own they do not take the template's context
-    (every template of the app is autoescaped, see ``app.web.render``): a context-taking
+    (every template of the app is autoescaped, see ``app.web.presentation.render``): a context-taking
     call costs Jinja a derived context each time once a block has set a variable, and
     the page's fragments make about twenty such calls. ``_`` is the same function as
     ``gettext``, not the i18n extension's alias that looks ``gettext`` up and calls it.

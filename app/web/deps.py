@@ -22,7 +22,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.formparsers import MultiPartException
 
 from app.store import GameStore, StoredGame
-from app.web.render import Pages
+from app.web.presentation.render import Pages
 
 
 async def get_store(request: Request) -> GameStore:

@@ -19,31 +19,29 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from app.i18n import N_, current_locale
 from app.store.base import GameStore, StoreUnavailable
 from app.store.factory import open_store
-from app.web import (
+from app.web import solving
+from app.web.middleware import language
+from app.web.middleware.access import AccessMiddleware
+from app.web.middleware.limits import BodySizeLimitMiddleware
+from app.web.middleware.player_cookie import PlayerCookieMiddleware
+from app.web.middleware.ratelimit import RateLimitMiddleware
+from app.web.middleware.security import SecurityMiddleware
+from app.web.ops import health, install, metrics
+from app.web.presentation.render import STATIC_DIR, Pages, make_environment
+from app.web.race_signals import open_signals
+from app.web.race_stream import RaceReads, StreamSlots, clean_idle_rooms, close_streams_on_shutdown
+from app.web.routes import (
     api,
     challenge,
     display,
-    health,
     howto,
-    install,
-    language,
-    metrics,
     moves,
     pages,
+    race_api,
     race_pages,
-    races,
-    records,
     replay,
-    solving,
+    stats,
 )
-from app.web.access import AccessMiddleware
-from app.web.limits import BodySizeLimitMiddleware
-from app.web.players import PlayerCookieMiddleware
-from app.web.race_signals import open_signals
-from app.web.race_stream import RaceReads, StreamSlots, clean_idle_rooms, close_streams_on_shutdown
-from app.web.ratelimit import RateLimitMiddleware
-from app.web.render import STATIC_DIR, Pages, make_environment
-from app.web.security import SecurityMiddleware
 from app.web.settings import Settings
 
 _settled = False
@@ -77,7 +75,7 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
         cleanup = None
         if settings.idle_days > 0:  # idle unfinished games: removed at start, then periodically
             cleanup = asyncio.create_task(
-                records.clean_idle_games(
+                stats.clean_idle_games(
                     app.state.store,
                     dt.timedelta(days=settings.idle_days),
                     dt.timedelta(hours=settings.cleanup_every_hours),
@@ -127,9 +125,9 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
     app.include_router(moves.router)  # first: the most frequent requests are matched soonest
     app.include_router(pages.router)
     app.include_router(api.router)
-    app.include_router(races.router)
+    app.include_router(race_api.router)
     app.include_router(race_pages.router)
-    app.include_router(records.router)
+    app.include_router(stats.router)
     app.include_router(language.router)
     app.include_router(health.router)
     app.include_router(metrics.router)

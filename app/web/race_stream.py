@@ -38,7 +38,7 @@ from app.i18n import N_
 from app.store import GameStore
 from app.store.races import ROOM_IDLE_S, Race, RaceStatus
 from app.web.race_signals import LocalSignals
-from app.web.races import read_race
+from app.web.routes.race_api import read_race
 
 log = logging.getLogger("tripeaks.races")
 

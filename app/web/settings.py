@@ -35,7 +35,7 @@ class Settings(BaseSettings):
     one wants PostgreSQL, or SQLite on a local disk, and shared rate limit counters (Redis)."""
 
     metrics: bool = False
-    """Serve Prometheus metrics at ``/metrics`` (see app/web/metrics.py). Off: 404."""
+    """Serve Prometheus metrics at ``/metrics`` (see app/web/ops/metrics.py). Off: 404."""
 
     metrics_token: str | None = None
     """Set: ``/metrics`` is served (even with ``metrics`` off) only to a request carrying
@@ -105,7 +105,7 @@ class Settings(BaseSettings):
     )
     @classmethod
     def _limit(cls, value: str) -> str:
-        from app.web.ratelimit import parse_limits
+        from app.web.middleware.ratelimit import parse_limits
 
         parse_limits(value)  # raises ValueError, reported with the setting's name
         return value

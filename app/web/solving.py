@@ -32,7 +32,7 @@ from app.engine.search.analysis import ANALYSES, DealAnalysis, analyse
 from app.engine.search.hints import Hint, hint
 from app.engine.search.review import Difficulty, playout_share, rate
 from app.engine.search.solver import solve
-from app.web.metrics import observe_solver, solver_timer
+from app.web.ops.metrics import observe_solver, solver_timer
 
 ANALYSIS_SECONDS: Final = 10.0
 """How long one request waits for a deal's analysis: about 10 ms of CPU, and the first one

@@ -14,7 +14,7 @@ from babel.messages.plurals import get_plural
 from babel.messages.pofile import read_po
 
 from app.i18n import LANGUAGES, catalogs
-from app.web.render import ROOT
+from app.web.presentation.render import ROOT
 
 BABEL_CFG = ROOT / "app" / "i18n" / "babel.cfg"
 POT = catalogs.LOCALES_DIR / "messages.pot"

@@ -16,8 +16,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.store import GameStore, MemoryStore
-from app.web import ratelimit
 from app.web.main import create_app
+from app.web.middleware import ratelimit
 from app.web.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]

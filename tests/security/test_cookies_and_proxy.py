@@ -86,10 +86,10 @@ def test_a_proxy_not_in_forwarded_allow_ips_is_not_believed(make_client: AppFact
 
 
 def test_a_checked_cookie_is_remembered_but_a_forged_one_never_is() -> None:
-    """The player cookie's signature is checked once per token (app/web/players.py): the
+    """The player cookie's signature is checked once per token (app/web/middleware/player_cookie.py): the
     token's player is remembered; a forged or tampered token is refused every time, and the
     remembered tokens are bounded."""
-    from app.web import players
+    from app.web.middleware import player_cookie as players
 
     middleware = players.PlayerCookieMiddleware(lambda *_: None, secret="s" * 32)  # type: ignore[arg-type]
     token = middleware.signer.dumps("p" * 22)

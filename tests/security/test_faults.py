@@ -38,7 +38,7 @@ import httpx
 import pytest
 
 from app.store.sql import SqlStore
-from app.web.health import PROBE_KEPT_S
+from app.web.ops.health import PROBE_KEPT_S
 from tests.security.conftest import CODE, HX, AppFactory, free_port, game_id_of, live_server
 
 TRY_AGAIN = "try again"

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
 from app.store import MemoryStore
-from app.web.ratelimit import parse_limits
+from app.web.middleware.ratelimit import parse_limits
 from tests.security.conftest import CODE, HX, NOW, AppFactory, game_id_of, settings
 
 REDIS_URL = os.environ.get("TRIPEAKS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")

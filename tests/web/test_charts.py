@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from app.engine import Rules
 from app.i18n import get_locale
 from app.store.base import GameResult
-from app.web.charts import HEIGHT, LEFT, WIDTH, run_spread, score_history, stats_charts, win_rate
+from app.web.presentation.charts import HEIGHT, LEFT, WIDTH, run_spread, score_history, stats_charts, win_rate
 from tests.support import blocked_by_drawing, won_deal
 from tests.web.test_records import win_by_clicks
 

@@ -27,7 +27,7 @@ CODE = daily_code(KEY.encode(), THURSDAY)
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     fixed = Clock(dt.datetime(2026, 12, 3, 9, tzinfo=dt.UTC).timestamp())
-    monkeypatch.setattr("app.web.clock.now", fixed)
+    monkeypatch.setattr("app.web.presentation.clock.now", fixed)
     return fixed
 
 

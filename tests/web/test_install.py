@@ -6,8 +6,8 @@ import json
 
 from fastapi.testclient import TestClient
 
-from app.web.install import TABLE_COLOUR
-from app.web.security import CSP
+from app.web.middleware.security import CSP
+from app.web.ops.install import TABLE_COLOUR
 
 
 def test_the_manifest_names_the_app_its_icons_and_the_table_colour(client: TestClient) -> None:

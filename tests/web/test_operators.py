@@ -15,8 +15,8 @@ from pydantic import ValidationError
 
 from app.engine import DRAW, Rules
 from app.store import MemoryStore
-from app.web.health import PROBE_KEPT_S
 from app.web.main import create_app
+from app.web.ops.health import PROBE_KEPT_S
 from app.web.settings import Settings
 from tests.security.test_hostile_inputs import app_routes
 from tests.support import won_deal
@@ -195,7 +195,7 @@ def test_metrics_behind_a_token(tmp_path: Path) -> None:
 
 
 def test_store_errors_and_solver_time_are_counted(tmp_path: Path) -> None:
-    from app.web import metrics
+    from app.web.ops import metrics
 
     with make_client(tmp_path, metrics=True) as client:
         before = client.get("/metrics").text

@@ -300,9 +300,9 @@ def test_new_game_page_works_without_javascript(client: TestClient) -> None:
 
 
 def test_the_moves_are_documented_and_run_by_their_own_route_class(client: TestClient) -> None:
-    """The moves' routes skip FastAPI's dependency solving (app/web/moves.py, MoveRoute), yet
+    """The moves' routes skip FastAPI's dependency solving (app/web/routes/moves.py, MoveRoute), yet
     the schema still documents them, and their dependency's answers (404, 422) stand."""
-    from app.web.moves import MoveRoute, router
+    from app.web.routes.moves import MoveRoute, router
 
     paths = client.get("/openapi.json").json()["paths"]
     for action in ("remove", "draw", "undo"):

@@ -12,9 +12,9 @@ from fastapi.testclient import TestClient
 from app.engine import DRAW, Game, Rules
 from app.i18n import get_locale, use_locale
 from app.store import MemoryStore
-from app.web import clock as clock_module
-from app.web.clock import clock_text, duration_iso
-from app.web.daily import daily_view, until_next
+from app.web.presentation import clock as clock_module
+from app.web.presentation.clock import clock_text, duration_iso
+from app.web.presentation.daily_view import daily_view, until_next
 from tests.support import won_deal
 from tests.web.conftest import HX, game_id_of, text_of
 

@@ -6,7 +6,7 @@ import gc
 
 from fastapi.testclient import TestClient
 
-from app.web.render import TEMPLATES_DIR
+from app.web.presentation.render import TEMPLATES_DIR
 
 
 def test_templates_are_compiled_and_the_startup_heap_frozen(client: TestClient) -> None:

@@ -24,7 +24,7 @@ from fastapi.responses import JSONResponse, Response
 
 from app.i18n import current_locale
 from app.web.deps import PagesDep
-from app.web.render import STATIC_DIR, static_url
+from app.web.presentation.render import STATIC_DIR, static_url
 
 router = APIRouter(include_in_schema=False)
 

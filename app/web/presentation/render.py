@@ -30,18 +30,18 @@ from app.engine import Card, Game
 from app.engine.layout import exposed_mask
 from app.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, current_locale
 from app.i18n.locale import CODE_EXAMPLE
-from app.web.clock import clock_text, duration_iso, game_clock
-from app.web.sound import sound_of, sound_on
-from app.web.variants import game_label, variants_words
-from app.web.views import TABLEAU_ORDER, Slot, playable_cards
+from app.web.presentation.clock import clock_text, duration_iso, game_clock
+from app.web.presentation.sound import sound_of, sound_on
+from app.web.presentation.variant_words import game_label, variants_words
+from app.web.presentation.views import TABLEAU_ORDER, Slot, playable_cards
 
-ROOT: Final = Path(__file__).resolve().parents[2]
+ROOT: Final = Path(__file__).resolve().parents[3]
 
 
 def _assets(name: str) -> Path:
     """``templates`` or ``static``: inside the package where a wheel installed them (setup.py),
     else at the top of the checkout (a checkout, or an editable install of one)."""
-    packaged = Path(__file__).resolve().parents[1] / name
+    packaged = Path(__file__).resolve().parents[2] / name
     return packaged if packaged.is_dir() else ROOT / name
 
 
@@ -126,17 +126,17 @@ def make_environment() -> jinja2.Environment:
     env.globals["card_words"] = Card.words
     env.globals["card_list"] = card_list
     env.globals["playable_words"] = playable_words
-    env.globals.update(game_label=game_label, variants_words=variants_words)  # app/web/variants.py
+    env.globals.update(game_label=game_label, variants_words=variants_words)  # variant_words.py
     env.filters["sentence"] = sentence
     env.filters["code_error_html"] = code_error_html
     env.globals["languages"] = tuple((code, LANGUAGE_NAMES[code]) for code in LANGUAGES)
-    # The run and the clock (app/web/clock.py).
+    # The run and the clock (app/web/presentation/clock.py).
     env.globals.update(
         game_clock=game_clock, clock_text=clock_text, duration_iso=duration_iso
     )
-    env.globals.update(sound_of=sound_of, sound_on=sound_on)  # app/web/sound.py
-    # The player's Display choice (app/web/display.py), imported here: it needs the renderer.
-    from app.web.display import display_classes, theme_colour
+    env.globals.update(sound_of=sound_of, sound_on=sound_on)  # app/web/presentation/sound.py
+    # The player's Display choice (app/web/routes/display.py), imported here: it needs the renderer.
+    from app.web.routes.display import display_classes, theme_colour
 
     env.globals.update(display_classes=display_classes, theme_colour=theme_colour)
     return env

@@ -18,7 +18,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.i18n import LANGUAGE_COOKIE, LANGUAGES, choose_language, get_locale, load_all, use_locale
-from app.web.players import read_cookies
+from app.web.middleware.player_cookie import read_cookies
 
 router = APIRouter()
 

@@ -18,9 +18,17 @@ from app.engine.daily import band
 from app.i18n import current_locale
 from app.store import GameStore
 from app.store.attempts import Attempt
-from app.web.clock import clock_text
-from app.web.daily import code_of, daily_key, date_words, peaks_marks, short_date, standing_words, today
-from app.web.replay import difficulty_word
+from app.web.presentation.clock import clock_text
+from app.web.presentation.daily_view import (
+    code_of,
+    daily_key,
+    date_words,
+    peaks_marks,
+    short_date,
+    standing_words,
+    today,
+)
+from app.web.routes.replay import difficulty_word
 from app.web.solving import deal_outlook
 
 
@@ -64,7 +72,7 @@ def share_text(store: GameStore, attempt: Attempt, par: int | None, url: str) ->
 
 def board_context(request: Request, store: GameStore, player: str, day: dt.date) -> dict[str, Any]:
     """What ``daily_board.html`` shows of ``day`` to ``player``."""
-    from app.web.challenge import player_streaks
+    from app.web.routes.challenge import player_streaks
 
     words = current_locale()
     code = code_of(daily_key(request), day)

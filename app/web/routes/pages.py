@@ -1,4 +1,4 @@
-"""The game page and the htmx actions on it (the moves themselves are in :mod:`app.web.moves`).
+"""The game page and the htmx actions on it (the moves themselves are in :mod:`app.web.routes.moves`).
 
 Every GET renders a whole page. Every action is a POST: an htmx request gets
 the blocks it swaps (the table, and out of band the score, the move counter, the
@@ -29,28 +29,28 @@ from app.engine import (
 from app.engine.search.review import Difficulty
 from app.i18n import N_, current_locale
 from app.store import GameStore, StoredGame, VersionConflict
-from app.web.daily import answers_open, daily_key, daily_view, day_of_page, known_day, today
 from app.web.deps import (
     PagesDep,
     PlayerDep,
     PlayersGameDep,
     StoreDep,
 )
-from app.web.newgame import (
+from app.web.middleware.player_cookie import read_cookies
+from app.web.page_codes import page_code
+from app.web.presentation.daily_view import answers_open, daily_key, daily_view, day_of_page, known_day, today
+from app.web.presentation.newgame import (
     MAX_CODE_INPUT,
     WINNABLE_ONLY_COOKIE,
     new_game_form,
     read_code,
     winnable_only_on,
 )
-from app.web.page_codes import page_code
-from app.web.players import read_cookies
-from app.web.records import announcement, record_line
-from app.web.render import Pages, is_htmx
-from app.web.replay import record_review
+from app.web.presentation.render import Pages, is_htmx
+from app.web.presentation.variant_words import VARIANTS_COOKIE, variant_choices
+from app.web.presentation.views import Event, Happened
+from app.web.routes.replay import record_review
+from app.web.routes.stats import announcement, record_line
 from app.web.solving import Outlook, deal_outlook, hint_for, is_proven_winnable, winnable_code
-from app.web.variants import VARIANTS_COOKIE, variant_choices
-from app.web.views import Event, Happened
 
 router = APIRouter()
 
@@ -233,7 +233,7 @@ def new_game_context(
     request: Request, form: dict[str, Any], *, difficulty: str = ""
 ) -> dict[str, Any]:
     """The New game window as a page of its own (``new.html``), or its form sent back refused;
-    ``form``: :func:`~app.web.newgame.new_game_form`'s."""
+    ``form``: :func:`~app.web.presentation.newgame.new_game_form`'s."""
     return {
         "request": request,
         **form,

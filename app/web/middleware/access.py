@@ -10,7 +10,7 @@ proxy headers' one):
 
   ``TRIPEAKS_ACCESS_LOG=false`` turns it off (uvicorn's own access log is off under
   ``tripeaks serve``: this one replaces it).
-* **Request metrics** (when metrics are on, see :mod:`app.web.metrics`): a count and a latency
+* **Request metrics** (when metrics are on, see :mod:`app.web.ops.metrics`): a count and a latency
   histogram by route template.
 * **HEAD** for every GET route: the request goes in as GET, the answer comes out without its
   body (status and headers as for GET). FastAPI's routes take only the methods they declare.
@@ -27,7 +27,7 @@ from typing import Final
 from prometheus_client import Counter, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.web.metrics import LATENCY, REQUESTS
+from app.web.ops.metrics import LATENCY, REQUESTS
 
 log = logging.getLogger("tripeaks.access")
 

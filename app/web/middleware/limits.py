@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.web.asgi import send_json_error
+from app.web.middleware.headers import send_json_error
 
 
 class BodySizeLimitMiddleware:

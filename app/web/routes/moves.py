@@ -21,7 +21,6 @@ from fastapi.routing import APIRoute
 
 from app.engine import Game, Refusal, RefusedAction, Status
 from app.store import GameStore, StoredGame
-from app.web.clock import timed
 from app.web.deps import (
     REMOVE_FORM,
     GameNotFound,
@@ -30,10 +29,11 @@ from app.web.deps import (
     PlayersRemovalDep,
     load_players_game,
 )
-from app.web.pages import ACTION_BLOCKS, GAME_PAGE, game_context, page_url
-from app.web.races import check_move, moved
-from app.web.render import Pages, is_htmx
-from app.web.views import Event, Happened, covered_by_undo, turned_by_removal
+from app.web.presentation.clock import timed
+from app.web.presentation.render import Pages, is_htmx
+from app.web.presentation.views import Event, Happened, covered_by_undo, turned_by_removal
+from app.web.routes.pages import ACTION_BLOCKS, GAME_PAGE, game_context, page_url
+from app.web.routes.race_api import check_move, moved
 
 
 class MoveRoute(APIRoute):

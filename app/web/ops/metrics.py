@@ -7,7 +7,7 @@ the requests pay nothing for it.
 * ``tripeaks_requests_total{method,route,status}`` and
   ``tripeaks_request_duration_seconds{method,route}``: by route template
   (``/games/{game_id}/draw``, never the raw path, so one game is not one series);
-  ``<unmatched>`` for a path no route knows. Counted by :mod:`app.web.access`.
+  ``<unmatched>`` for a path no route knows. Counted by :mod:`app.web.middleware.access`.
 * ``tripeaks_games_dealt_total{rules}``, ``tripeaks_games_won_total{rules}``: counted by the
   store the app made, as :func:`count_games` instruments it.
 * ``tripeaks_store_errors_total{where}``: "try again" answers (the store could not be reached

@@ -1,6 +1,6 @@
 """Deal records and player statistics: the JSON API, the ``/stats`` page, the game page's lines.
 
-For the game page (``app/web/pages.py`` and ``templates/game.html``), two plain
+For the game page (``app/web/routes/pages.py`` and ``templates/game.html``), two plain
 functions, both blocking (call them from ``def`` routes, which run in the thread pool):
 
 ``record_line(record, viewer) -> str``
@@ -43,10 +43,10 @@ from app.store.base import (
     PlayerStats,
     StoredGame,
 )
-from app.web.challenge import StreaksOut, player_streaks, streaks_out
-from app.web.charts import stats_charts
 from app.web.deps import PagesDep, PlayerDep, StoreDep
-from app.web.replay import recent_games
+from app.web.presentation.charts import stats_charts
+from app.web.routes.challenge import StreaksOut, player_streaks, streaks_out
+from app.web.routes.replay import recent_games
 
 log = logging.getLogger("tripeaks.records")
 

@@ -30,7 +30,7 @@ from app.engine.daily import band, daily_code
 from app.i18n import current_locale
 from app.store import GameStore
 from app.store.attempts import Attempt
-from app.web import clock
+from app.web.presentation import clock
 
 _KNOWN: dict[tuple[bytes, str], dt.date] = {}
 """Day of each daily code found in this process, by key and code text."""
@@ -164,7 +164,7 @@ class DailyView:
 def daily_view(
     day: dt.date, attempt: Attempt | None, game_id: str, at: dt.datetime | None = None
 ) -> DailyView:
-    from app.web.replay import difficulty_word
+    from app.web.routes.replay import difficulty_word
 
     at = at or dt.datetime.fromtimestamp(clock.now(), dt.UTC)
     lang = current_locale().code

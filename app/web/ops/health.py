@@ -11,7 +11,7 @@
   answer is kept for :data:`PROBE_KEPT_S`, so a monitor polling often costs one write a
   second at most.
 
-Neither sets a cookie, nor counts against the rate limits (see :mod:`app.web.players`).
+Neither sets a cookie, nor counts against the rate limits (see :mod:`app.web.middleware.player_cookie`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from fastapi.responses import PlainTextResponse
 
 from app.store import GameStore
 from app.store.base import StoreUnavailable
-from app.web import metrics
+from app.web.ops import metrics
 
 router = APIRouter(include_in_schema=False)
 log = logging.getLogger("tripeaks.health")

@@ -31,10 +31,10 @@ from app.engine.search.review import Difficulty, Review, deal_difficulty, review
 from app.i18n import current_locale
 from app.store import GameStore
 from app.store.base import GameResult
-from app.web.daily import answers_open, daily_key, day_of_page
 from app.web.deps import PagesDep, PlayerDep, StoreDep
 from app.web.page_codes import page_code
-from app.web.render import Pages, is_htmx
+from app.web.presentation.daily_view import answers_open, daily_key, day_of_page
+from app.web.presentation.render import Pages, is_htmx
 from app.web.solving import analyses
 
 router = APIRouter(tags=["review"])
@@ -181,9 +181,10 @@ def bad_link_page(request: Request, pages: Pages, bad: BadLink, status_code: int
 
 
 def withheld(request: Request, store: GameStore, player: str, code: GameCode, reveal: bool) -> BadLink | None:
-    """Why this review is not served to ``player`` (no spoilers, ``app.web.daily``), or ``None``:
-    no review of the day's deal before their attempt has ended or the day is over; no
-    hindsight of a deal while their own game of it is under way."""
+    """Why this review is not served to ``player`` (no spoilers,
+    ``app.web.presentation.daily_view``), or ``None``: no review of the day's deal before their
+    attempt has ended or the day is over; no hindsight of a deal while their own game of it is
+    under way."""
     day = day_of_page(daily_key(request), code)
     if answers_open(store, player, code, day):
         return None

@@ -13,7 +13,7 @@ from starlette.requests import Request
 from app.engine import STANDARD, GameCode, Rules, Variant, VariantError, Variants
 from app.engine.variants import ALL, EMPTY_WASTE, JOKER, OPEN_PEAKS, TRADITIONAL
 from app.i18n import current_locale
-from app.web.players import read_cookies
+from app.web.middleware.player_cookie import read_cookies
 
 VARIANTS_COOKIE: Final = "tp_variants"
 """The variants last chosen in the New game window, as their letters (``"OJ"``; empty for none)."""

@@ -38,7 +38,7 @@ from app.store.races import (
     RaceStatus,
 )
 from app.web.deps import PagesDep, PlayerDep, RaceIdPath, StoreDep
-from app.web.moves import agame_context
+from app.web.presentation.render import Pages
 from app.web.race_stream import (
     ANNOUNCE_EVERY_S,
     RETRY_MS,
@@ -49,8 +49,8 @@ from app.web.race_stream import (
     mark_seen,
     next_change,
 )
-from app.web.races import known_race, make_race, race_code, refusal, signals_of
-from app.web.render import Pages
+from app.web.routes.moves import agame_context
+from app.web.routes.race_api import known_race, make_race, race_code, refusal, signals_of
 from app.web.solving import deal_outlook, winnable_code
 
 router = APIRouter(tags=["races"])

@@ -20,10 +20,10 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.i18n import N_, current_locale
 from app.web.deps import PagesDep
-from app.web.language import back_to
-from app.web.players import read_cookies
-from app.web.render import is_htmx
-from app.web.sound import SOUND_COOKIE, sound_on
+from app.web.middleware.language import back_to
+from app.web.middleware.player_cookie import read_cookies
+from app.web.presentation.render import is_htmx
+from app.web.presentation.sound import SOUND_COOKIE, sound_on
 
 router = APIRouter(include_in_schema=False)
 

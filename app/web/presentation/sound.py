@@ -14,8 +14,8 @@ from typing import Final
 from starlette.requests import Request
 
 from app.engine import Game, Status
-from app.web.players import read_cookies
-from app.web.views import Event, Happened
+from app.web.middleware.player_cookie import read_cookies
+from app.web.presentation.views import Event, Happened
 
 SOUND_COOKIE: Final = "tp_sound"
 SOUNDS: Final = ("take", "draw", "undo", "refused", "peak", "win", "blocked")

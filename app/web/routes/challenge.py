@@ -27,10 +27,10 @@ from app.i18n import current_locale
 from app.i18n.messages import N_
 from app.store import GameStore, StoredGame
 from app.store.attempts import Attempt, Leaderboard, Streaks, streaks
-from app.web.board import board_context
-from app.web.daily import code_of, daily_key, parse_day, today
 from app.web.deps import PagesDep, PlayerDep, StoreDep
-from app.web.render import is_htmx
+from app.web.presentation.board import board_context
+from app.web.presentation.daily_view import code_of, daily_key, parse_day, today
+from app.web.presentation.render import is_htmx
 
 router = APIRouter()
 
@@ -53,7 +53,7 @@ def checked_day(text: str) -> dt.date:
 def players_game_of_day(request: Request, store: GameStore, player: str, day: dt.date) -> StoredGame:
     """The player's game of the day's deal (their attempt, or their latest practice game of it),
     or a fresh one that becomes their attempt ("late" for a past day)."""
-    from app.web.pages import deal_for
+    from app.web.routes.pages import deal_for
 
     code = code_of(daily_key(request), day)
     stored = deal_for(store, player, code)
@@ -77,7 +77,7 @@ def calendar_page(
     player: PlayerDep,
     month: Annotated[str | None, Query(max_length=7)] = None,
 ) -> Response:
-    from app.web.calendar import calendar_context
+    from app.web.presentation.calendar import calendar_context
 
     context = calendar_context(request, store, player, month, today())
     if context is None:
@@ -87,7 +87,7 @@ def calendar_page(
 
 @router.get("/daily/{day}", name="daily_day")
 def daily_page(request: Request, day: str, store: StoreDep, pages: PagesDep, player: PlayerDep) -> Response:
-    from app.web.pages import GAME_PAGE, game_context
+    from app.web.routes.pages import GAME_PAGE, game_context
 
     date = checked_day(day)
     stored = players_game_of_day(request, store, player, date)
@@ -160,7 +160,7 @@ def player_streaks(store: GameStore, player: str) -> Streaks:
 
 
 def daily_out(request: Request, store: GameStore, player: str, day: dt.date) -> DailyOut:
-    from app.web.board import par_of
+    from app.web.presentation.board import par_of
 
     code = code_of(daily_key(request), day)
     mine = store.attempt(day, player)

@@ -38,10 +38,10 @@ from app.engine import (
 from app.engine.layout import MOST_POSITIONS, layout_named
 from app.i18n import current_locale
 from app.store import GameStore, StoredGame
-from app.web.clock import timed
-from app.web.daily import daily_key, day_of_page, today
 from app.web.deps import GameIdPath, PlayerDep, StoreDep
-from app.web.races import check_move, moved
+from app.web.presentation.clock import timed
+from app.web.presentation.daily_view import daily_key, day_of_page, today
+from app.web.routes.race_api import check_move, moved
 from app.web.solving import hint_for
 
 router = APIRouter(prefix="/api", tags=["api"])

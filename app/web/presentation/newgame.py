@@ -12,10 +12,10 @@ from fastapi import Request
 
 from app.engine import CodeError, GameCode, Rules, Variants
 from app.engine.search.review import Difficulty
+from app.web.middleware.player_cookie import read_cookies
 from app.web.page_codes import page_code
-from app.web.players import read_cookies
-from app.web.replay import difficulty_word
-from app.web.variants import remembered_variants, variant_choices
+from app.web.presentation.variant_words import remembered_variants, variant_choices
+from app.web.routes.replay import difficulty_word
 
 WINNABLE_ONLY_COOKIE: Final = "tp_winnable_only"
 CHOSEN_DIFFICULTIES: Final = (Difficulty.EASY, Difficulty.MEDIUM, Difficulty.HARD, Difficulty.EXPERT)
