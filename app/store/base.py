@@ -374,7 +374,8 @@ class PlayerStats:
     rules: Rules
     variants: Variants
     played: int
-    """Games with a result: won, blocked, or left unfinished after a move."""
+    """Games with a result: won, blocked, or left unfinished after a move and since removed (a
+    game left that can still be taken up again counts neither as played nor as a loss)."""
     won: int
     best_score: int | None
     """The best score of a won game."""

@@ -233,6 +233,12 @@ class MemoryStore(MemoryRaces, GameStore):
         self._results[game_id] = _Result(result, row.seq)
         return result
 
+    def _in_play(self, game_id: str) -> bool:
+        """Whether the game is kept and still under way: one left unfinished counts in the
+        statistics only once it cannot be taken up again (docs/store.md)."""
+        row = self._games.get(game_id)
+        return row is not None and row.status is Status.PLAYING
+
     def result(self, game_id: str) -> GameResult | None:
         with self._lock:
             found = self._results.get(game_id)
@@ -256,7 +262,11 @@ class MemoryStore(MemoryRaces, GameStore):
     def player_stats(self, player: str) -> list[PlayerStats]:
         with self._lock:
             mine = sorted(
-                (r for r in self._results.values() if r.result.player == player),
+                (
+                    r
+                    for game_id, r in self._results.items()
+                    if r.result.player == player and not self._in_play(game_id)
+                ),
                 key=lambda r: r.seq,
             )
         return stats_by_kind(

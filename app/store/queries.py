@@ -170,7 +170,11 @@ RECENT_RESULTS = (
 )
 PLAYER_RESULTS = (
     select(results.c.rules, results.c.won, results.c.score, results.c.longest_run, results.c.seconds)
-    .where(results.c.player == bindparam("b_player"))
+    .where(
+        results.c.player == bindparam("b_player"),
+        # A game left unfinished counts only once it cannot be taken up again (docs/store.md).
+        ~exists().where(games.c.id == results.c.game_id, games.c.status == Status.PLAYING.value),
+    )
     .order_by(results.c.game_seq)
 )
 _RESULT_FIELDS: Final = (

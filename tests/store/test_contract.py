@@ -203,7 +203,7 @@ def test_coming_back_to_a_game_left_unfinished_and_winning_it_turns_the_result_i
     store.create(Game(code), ALICE)  # leaves the first game: an unfinished result
     left = store.result(stored.id)
     assert left is not None and not left.won and left.cards_left == stored.game.cards_left()
-    assert store.player_stats(ALICE)[0].played == 1
+    assert store.player_stats(ALICE)[0].played == 0  # not a loss while it can be taken up again
     store.set_current(ALICE, stored.id)  # back to it, and win it
     stored = play(store, stored, line[10:])
     won = store.result(stored.id)
@@ -333,7 +333,7 @@ def test_records_show_names_as_they_are_now(store: GameStore) -> None:
     assert record.best_holder.name == "Dana" and record.first_winner.name == "Dana"  # type: ignore[union-attr]
 
 
-def test_player_stats_and_streaks(store: GameStore) -> None:
+def test_player_stats_and_streaks(store: GameStore, clock: Clock) -> None:
     code, line = won_deal(Rules.EASY)
     classic_code, classic_line = won_deal(Rules.CLASSIC)
     fresh = store.player_stats(ALICE)
@@ -345,18 +345,31 @@ def test_player_stats_and_streaks(store: GameStore) -> None:
         return play_to(store, ALICE, code, line).game.score
 
     def lose() -> None:
-        play_to(store, ALICE, code, (DRAW,))
+        blocked_code, blocking, _, _ = blocked_then_won()
+        assert play_to(store, ALICE, blocked_code, blocking).game.status is Status.BLOCKED
+
+    def leave() -> StoredGame:
+        left = play_to(store, ALICE, code, (DRAW,))
         store.create(Game(code), ALICE)  # leave it after one move
+        return left
 
     scores = [win(), win()]
     lose()
     scores.append(win())
+    left = leave()  # under way still: neither a loss nor the end of a streak
+    scores.append(win())
     play_to(store, ALICE, classic_code, classic_line)
     store.create(Game(code), ALICE)  # leave the untouched one: not counted
     easy, classic = store.player_stats(ALICE)
-    assert (easy.played, easy.won) == (4, 3)
-    assert easy.win_rate == pytest.approx(0.75)
+    assert (easy.played, easy.won) == (5, 4)
+    assert easy.win_rate == pytest.approx(0.8)
     assert easy.best_score == max(scores)
+    assert (easy.current_streak, easy.longest_streak) == (2, 2)
+    clock.advance(31 * 86400)  # idle cleanup removes the game left: now it counts, not won
+    store.cleanup_idle(dt.timedelta(days=30))
+    assert store.get(left.id) is None
+    easy, _ = store.player_stats(ALICE)
+    assert (easy.played, easy.won) == (6, 4)
     assert (easy.current_streak, easy.longest_streak) == (1, 2)
     assert (classic.played, classic.won, classic.current_streak, classic.longest_streak) == (
         1,
@@ -392,7 +405,7 @@ def test_cleanup_removes_idle_unfinished_games_and_keeps_results(
     # The abandoned game was recorded before it went: results and records keep it.
     result = store.result(abandoned.id)
     assert result is not None and result.moves == 3 and not result.won
-    assert store.player_stats(BOB)[0].played == 1
+    assert store.player_stats(BOB)[0].played == 1  # gone: now it counts, not won
     assert store.deal_record(code).wins == 1  # type: ignore[union-attr]
     assert (
         store.deal_record(blocked_code).best_cards_left == played(blocked_code, more).cards_left()

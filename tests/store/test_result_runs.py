@@ -3,6 +3,8 @@ fastest win per rule set; the schema step that added them keeps the results made
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from sqlalchemy import text
 
@@ -90,7 +92,10 @@ def test_an_unfinished_run_counts_for_the_longest_run_not_for_the_fastest_win(
     code, line = won_deal(Rules.EASY)
     first_draw = line.index(DRAW) if DRAW in line else len(line) - 1
     play_timed(store, clock, ALICE, code, line[:first_draw], step=0.1)
-    store.create(Game(code), ALICE)  # leave it: a result without a win
+    store.create(Game(code), ALICE)  # leave it: a result without a win, counted once it is gone
+    assert store.player_stats(ALICE)[0].played == 0
+    clock.advance(31 * 86400)
+    store.cleanup_idle(dt.timedelta(days=30))
     easy, _ = store.player_stats(ALICE)
     assert easy.played == 1 and easy.won == 0
     assert easy.longest_run == first_draw

@@ -50,15 +50,17 @@ def checked_day(text: str) -> dt.date:
     return day
 
 
-def players_game_of_day(request: Request, store: GameStore, player: str, day: dt.date) -> StoredGame:
+def players_game_of_day(
+    request: Request, store: GameStore, player: str, day: dt.date
+) -> tuple[StoredGame, StoredGame | None]:
     """The player's game of the day's deal (their attempt, or their latest practice game of it),
-    or a fresh one that becomes their attempt ("late" for a past day)."""
+    or a fresh one that becomes their attempt ("late" for a past day); second, the game it left."""
     from app.web.routes.pages import deal_for
 
     code = code_of(daily_key(request), day)
-    stored = deal_for(store, player, code)
+    stored, left = deal_for(store, player, code)
     store.begin_attempt(day, player, stored, late=day != today())
-    return stored
+    return stored, left
 
 
 # -- pages ------------------------------------------------------------------------------------
@@ -87,11 +89,11 @@ def calendar_page(
 
 @router.get("/daily/{day}", name="daily_day")
 def daily_page(request: Request, day: str, store: StoreDep, pages: PagesDep, player: PlayerDep) -> Response:
-    from app.web.routes.pages import GAME_PAGE, game_context
+    from app.web.routes.pages import page_of_dealt
 
     date = checked_day(day)
-    stored = players_game_of_day(request, store, player, date)
-    return pages.page(GAME_PAGE, game_context(request, pages, store, player, stored))
+    stored, left = players_game_of_day(request, store, player, date)
+    return page_of_dealt(request, pages, store, player, stored, left)
 
 
 @router.get("/daily/{day}/board", name="daily_board")

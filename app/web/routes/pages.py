@@ -35,6 +35,7 @@ from app.web.deps import (
     PlayersGameDep,
     StoreDep,
 )
+from app.web.leaving import left_game, remember_left, under_way
 from app.web.middleware.player_cookie import read_cookies
 from app.web.page_codes import page_code
 from app.web.presentation.daily_view import answers_open, daily_key, daily_view, day_of_page, known_day, today
@@ -161,7 +162,7 @@ def game_context(
             share_text=share_text(game),
             large_cards=large_cards_on(request),
             proven_winnable=is_proven_winnable(game.code),
-            left_game=None,
+            left_game=left_game(request, store, player, stored),
             **new_game_form(request, rules=game.rules, winnable_only=winnable_only_on(request)),
         )
     context.update(extra)
@@ -176,17 +177,29 @@ def page_url(game: Game) -> str:
     return f"/g/{game.code_text()}"
 
 
-def deal_for(store: GameStore, player: str, code: GameCode) -> StoredGame:
+def deal_for(store: GameStore, player: str, code: GameCode) -> tuple[StoredGame, StoredGame | None]:
     """The player's own game of this deal (the current game if it is one, else the latest), or a
-    fresh deal of it; it becomes the current game."""
+    fresh deal of it; it becomes the current game. Second: the game this left, if any."""
     current = store.current(player)
     if current is not None and current.game.code == code:
-        return current
+        return current, None
     stored = store.find(player, code)
     if stored is None:
-        return store.create(Game(code), player)
+        return store.create(Game(code), player), current
     store.set_current(player, stored.id)
-    return stored
+    return stored, current
+
+
+def page_of_dealt(
+    request: Request, pages: Pages, store: GameStore, player: str, stored: StoredGame, left: StoredGame | None
+) -> Response:
+    """The whole page of the game a link dealt, offering the way back to the one it left."""
+    context = game_context(request, pages, store, player, stored)
+    if left is not None and left.id != stored.id and under_way(left):  # (the cookie not read back yet)
+        context["left_game"] = left
+    response = pages.page(GAME_PAGE, context)
+    remember_left(response, left, stored)
+    return response
 
 
 # -- pages ---------------------------------------------------------------------------------
@@ -214,11 +227,11 @@ def deal_page(
         )
     if parsed.text() != code:
         return RedirectResponse(f"/g/{parsed.text()}", status_code=308)
-    stored = deal_for(store, player, parsed)
+    stored, left = deal_for(store, player, parsed)
     day = day_of_page(daily_key(request), parsed)
     if day is not None:  # a day's deal: the player's first game of it is their attempt
         store.begin_attempt(day, player, stored, late=day != today())
-    return pages.page(GAME_PAGE, game_context(request, pages, store, player, stored))
+    return page_of_dealt(request, pages, store, player, stored, left)
 
 
 @router.get("/new", name="new_game_page")
@@ -312,24 +325,26 @@ def show_new_game(
     form: dict[str, Any] | None = None,
 ) -> Response:
     """The new current game. ``left``: the game it replaces; while that one was under way, the
-    page offers a way back to it (New game and Restart ask nothing, and lose nothing).
-    ``form``: the New game window's choices just made (its cookies are not read back yet)."""
+    page offers a way back to it (New game and Restart ask nothing, and lose nothing;
+    :mod:`app.web.leaving`). ``form``: the New game window's choices just made (its cookies
+    are not read back yet)."""
+    response: Response
     if not is_htmx(request):
-        return RedirectResponse(page_url(stored.game), status_code=303)
-    in_progress = (
-        left is not None and left.id != stored.id and left.game.moves > 0 and not left.game.is_over
-    )
-    # The game swaps in whole; the New game window's form comes back fresh (out of band).
-    return pages.blocks(
-        GAME_PAGE,
-        ["game", "new_game_form"],
-        game_context(
+        response = RedirectResponse(page_url(stored.game), status_code=303)
+    else:
+        way_back = left if left is not None and left.id != stored.id and under_way(left) else None
+        # The game swaps in whole; the New game window's form comes back fresh (out of band).
+        context = game_context(
             request, pages, store, player, stored,
-            event=event or Event(Happened.DEALT), form_oob=True, left_game=left if in_progress else None,
-            **(form or {}),
-        ),
-        headers={"HX-Push-Url": page_url(stored.game)},
-    )
+            event=event or Event(Happened.DEALT), form_oob=True, **(form or {}),
+        )
+        if way_back is not None:
+            context["left_game"] = way_back
+        response = pages.blocks(
+            GAME_PAGE, ["game", "new_game_form"], context, headers={"HX-Push-Url": page_url(stored.game)}
+        )
+    remember_left(response, left, stored)
+    return response
 
 
 @router.post("/settings/error-help", name="toggle_error_help")
@@ -368,8 +383,9 @@ def restart(request: Request, pages: PagesDep, players_game: PlayersGameDep) -> 
 def resume(request: Request, pages: PagesDep, players_game: PlayersGameDep) -> Response:
     """Go back to one of the player's own games (the one a New game or Restart left)."""
     stored, store, player = players_game.stored, players_game.store, players_game.player
+    left = store.current(player)
     store.set_current(player, stored.id)
-    return show_new_game(request, pages, store, player, stored, event=Event(Happened.RESUMED))
+    return show_new_game(request, pages, store, player, stored, left=left, event=Event(Happened.RESUMED))
 
 
 @router.post("/games/{game_id}/hint", name="hint")
