@@ -11,7 +11,7 @@ from functools import cache
 
 import pytest
 from solver_helpers import random_action, replays_to, small_positions
-from solver_reference import brute_force, plain_best
+from solver_reference import brute_force, brute_force_best, plain_best
 
 from app.cli import main
 from app.engine.actions import Action
@@ -135,8 +135,31 @@ def test_hint_when_the_deal_was_never_winnable() -> None:
         action = random_action(game, rng)
         assert action is not None
         game.play(action)
-    assert hint(game) == Hint(None, None)
-    assert hint(Game.from_code("TP1-C-AAAAAAI")) == Hint(None, None)
+    advice = hint(game)
+    assert (advice.action, advice.undos_to_winnable) == (None, None)
+    start = hint(Game.from_code("TP1-C-AAAAAAI"))
+    assert (start.action, start.undos_to_winnable) == (None, None)
+    assert start.towards_best is not None  # the best score still possible is above 0 moves'
+
+
+def test_once_the_win_is_lost_the_hint_leads_to_the_best_score_still_possible() -> None:
+    """Checked against an exhaustive search: the move keeps the best score reachable, and
+    there is none only when no move raises the score."""
+    lost = 0
+    for game in small_positions(77, Rules.CLASSIC, 80, most_left=6):
+        advice = hint(game)
+        if advice.undos_to_winnable == 0 or game.is_over:
+            continue
+        lost += 1
+        assert advice.action is None
+        _, reach = brute_force_best(game)
+        if advice.towards_best is None:
+            assert reach == game.score
+            continue
+        after = game.copy()
+        after.play(advice.towards_best)
+        assert brute_force_best(after)[1] == reach
+    assert lost >= 10  # enough of the positions had no win left
 
 
 def test_cli_solve_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -132,6 +132,58 @@ def test_a_deal_no_one_can_win_says_so(client: TestClient) -> None:
     assert outlook.status_code == 200 and "No one could win this deal." in outlook.text
 
 
+def test_once_no_win_is_left_the_hints_lead_to_the_best_score_still_possible(client: TestClient) -> None:
+    code = LOST_BLOCKED_BY_DRAWING
+    _, highest = best_scores(code)
+    game = Game(code)
+    game_id = game_id_of(client.get(f"/g/{code.text()}").text)
+    for _ in range(80):
+        response = client.post(f"/games/{game_id}/hint", headers=HX)
+        status = text_of(response.text, "status")
+        assert status.startswith("No one could win this deal.")
+        hinted = HINTED.findall(response.text)
+        if hinted:
+            card = game.deal.tableau[int(hinted[0])].words()
+            assert status.endswith(f" For the best score still possible, play the {card}.")
+            client.post(f"/games/{game_id}/remove", data={"position": hinted[0]}, headers=HX)
+            game.remove(int(hinted[0]))
+        elif 'class="pile stock hinted"' in response.text:
+            assert status.endswith(" For the best score still possible, draw from the stock.")
+            client.post(f"/games/{game_id}/draw", headers=HX)
+            game.draw()
+        else:
+            assert status == "No one could win this deal."
+            break
+    assert game.score == highest > 0
+    assert text_of(client.get(f"/g/{code.text()}").text, "score") == str(highest)
+
+
+def test_undo_words_and_the_move_towards_the_best_score_in_each_language(client: TestClient) -> None:
+    from tests.i18n.po import po, po_plural
+
+    code = WINNABLE_BLOCKED_BY_DRAWING
+    undos = undos_to_a_win(code)
+    game_id = game_id_of(client.get(f"/g/{code.text()}").text)
+    for _ in range(23 - undos + 1):  # one draw past the last position that could win
+        client.post(f"/games/{game_id}/draw", headers=HX)
+    game = after_draws(code, 23 - undos + 1)
+    assert not can_win(game) and game.status is Status.PLAYING
+    for lang in ("en", "he", "uk", "th"):
+        client.cookies.set("tp_lang", lang)
+        response = client.post(f"/games/{game_id}/hint", headers=HX)
+        status = text_of(response.text, "status")
+        undo_words = po_plural(lang, "No winning line from here: undo %(count)s move to get back to one.", 1)
+        assert status.startswith(undo_words % {"count": 1}), (lang, status)
+        hinted = HINTED.findall(response.text)
+        assert hinted or 'class="pile stock hinted"' in response.text, "a move towards the best score is marked"
+        if hinted:
+            best_words = po(lang, "For the best score still possible, play the %(card)s.").split("%(card)s")[0]
+        else:
+            best_words = po(lang, "For the best score still possible, draw from the stock.")
+        assert best_words.strip() in status, (lang, status)
+    client.cookies.set("tp_lang", "en")
+
+
 def test_winnable_deals_only(client: TestClient) -> None:
     for _ in range(5):
         response = client.post("/new", data={"rules": "classic", "winnable_only": "true"}, headers=HX)

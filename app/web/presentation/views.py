@@ -37,6 +37,9 @@ class Event:
     """A hint: draw from the stock (a hint to remove names its ``card``)."""
     undos: int | None = None
     """A hint with no winning line from here: how many undos lead back to one (``None``: none ever)."""
+    lost: bool = False
+    """A hint with no winning line from here: its ``card`` or ``hint_draw``, if any, is the move
+    towards the best score still reachable."""
     turned_up: tuple[Card, ...] = ()
     """The cards the action turned face up (a removal uncovered them)."""
     turned_down: int = 0

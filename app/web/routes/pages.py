@@ -402,12 +402,17 @@ def give_hint(request: Request, pages: PagesDep, players_game: PlayersGameDep) -
             status_code=409,
         )
     advice = hint_for(game)
-    if advice.action is None:
-        event = Event(Happened.HINTED, undos=advice.undos_to_winnable)
-    elif advice.action.position is None:
-        event = Event(Happened.HINTED, hint_draw=True)
+    # Once no win is left, the move towards the best score still reachable is marked.
+    lost = advice.action is None
+    move = advice.towards_best if lost else advice.action
+    if move is None:
+        event = Event(Happened.HINTED, undos=advice.undos_to_winnable, lost=lost)
+    elif move.position is None:
+        event = Event(Happened.HINTED, hint_draw=True, undos=advice.undos_to_winnable, lost=lost)
     else:
-        event = Event(Happened.HINTED, card=game.deal.tableau[advice.action.position])
+        event = Event(
+            Happened.HINTED, card=game.deal.tableau[move.position], undos=advice.undos_to_winnable, lost=lost
+        )
     game.count_hint()
     try:
         stored = store.save(stored, game)
@@ -416,7 +421,7 @@ def give_hint(request: Request, pages: PagesDep, players_game: PlayersGameDep) -
         if fresh is None:  # pragma: no cover - games are not deleted while played
             raise
         stored, event = fresh, None  # type: ignore[assignment]
-    marked = advice.action.position if advice.action and event else None
+    marked = move.position if move and event else None
     if not is_htmx(request):
         return pages.page(
             GAME_PAGE, game_context(request, pages, store, player, stored, event=event, hint=marked)
