@@ -9,7 +9,10 @@ faster than a person, a third with a display name; 95 % ended, the rest still in
 then the answer a daily page or ``GET /api/daily`` needs is timed, ``--samples`` times
 each, through the store's own methods:
 
-* ``leaderboard``: the first 100 in order, with names, and the count of ranked attempts;
+* ``leaderboard``: the first 100 in order, with names, and the count of ranked attempts
+  (held by the process, :mod:`app.store.orders`);
+* ``board load``: reading those 100 from the database, as the process does the first time
+  and after a change reaches them (or every 30 s, in the background);
 * ``attempt``: one player's row and rank (a random player: a count of the rows before it);
 * ``page``: both, as one daily page asks them.
 
@@ -37,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import insert, text  # noqa: E402
 
 from app.engine import Game, GameCode  # noqa: E402
+from app.store import daily as daily_sql  # noqa: E402
 from app.store.attempts import FIELDS, AttemptRow, day_end  # noqa: E402
 from app.store.ranking import Entry, board_key, plausible  # noqa: E402
 from app.store.schema import daily, players  # noqa: E402
@@ -148,12 +152,12 @@ def bench(backend: str, attempts: int, samples: int, postgres: str) -> None:
                 board = store.leaderboard(DAY)
                 print(f"  {label}: {board.ranked} ranked, first {board.rows[0].score}, {len(board.rows)} rows")
 
-                measure(store, attempts, samples, rng)
+                measure(store, attempts, samples, rng, over=now > day_end(DAY))
             finally:
                 store.close()
 
 
-def measure(store: SqlStore, attempts: int, samples: int, rng: random.Random) -> None:
+def measure(store: SqlStore, attempts: int, samples: int, rng: random.Random, *, over: bool) -> None:
     def one_attempt() -> object:
         return store.attempt(DAY, f"player-{rng.randrange(attempts):06d}")
 
@@ -161,6 +165,7 @@ def measure(store: SqlStore, attempts: int, samples: int, rng: random.Random) ->
         return store.leaderboard(DAY), one_attempt()
 
     report("leaderboard", timed(samples, lambda: store.leaderboard(DAY)))
+    report("board load", timed(samples, lambda: store._read(lambda db: daily_sql.board(db, DAY.isoformat(), over))))
     report("attempt", timed(samples, one_attempt))
     report("page", timed(samples, page))
 

@@ -124,24 +124,18 @@ def progressed(row: AttemptRow, game: Game, now: float) -> AttemptRow | None:
 
 
 @dataclass(frozen=True, slots=True)
-class Attempt:
-    """One player's game of a day, as shown: a leaderboard row, or the player's own."""
+class Attempt(AttemptRow):
+    """One player's game of a day, as shown (a leaderboard row, or the player's own): its
+    stored row, with the player's display name and its place."""
 
-    day: dt.date
-    player: str
-    name: str | None
+    name: str | None = None
     """Their display name now (``None``: anonymous)."""
-    game_id: str
-    late: bool
-    ended: bool
-    won: bool
-    score: int
-    seconds: float | None
-    hints: int
-    plausible: bool
-    at: float
     rank: int | None = None
     """Its place among the day's ranked attempts (``None``: not ranked, or not counted yet)."""
+
+    @property
+    def date(self) -> dt.date:
+        return dt.date.fromisoformat(self.day)
 
     @property
     def outcome(self) -> str:
@@ -150,24 +144,21 @@ class Attempt:
 
 
 def attempt_of(row: AttemptRow, name: str | None, rank: int | None = None) -> Attempt:
-    return Attempt(
-        dt.date.fromisoformat(row.day),
-        row.player,
-        name,
-        row.game_id,
-        row.late,
-        row.ended,
-        row.won,
-        row.score,
-        row.seconds,
-        row.hints,
-        row.plausible,
-        row.at,
-        rank,
-    )
+    return Attempt(**{field: getattr(row, field) for field in FIELDS}, name=name, rank=rank)
 
 
-def counted(row: AttemptRow | Attempt, over: bool) -> bool:
+def numbered(rows: Iterable[tuple[AttemptRow, str | None]]) -> list[Attempt]:
+    """A day's first attempts in order, each with its player's name: the plausible ones
+    ranked 1, 2, 3…, the others not ranked."""
+    out = []
+    rank = 0
+    for row, name in rows:
+        rank += row.plausible
+        out.append(attempt_of(row, name, rank if row.plausible else None))
+    return out
+
+
+def counted(row: AttemptRow, over: bool) -> bool:
     """Whether a day's attempt is on its leaderboard: ranked (not late), and ended or its day over."""
     return not row.late and (row.ended or over)
 
@@ -215,9 +206,9 @@ def streaks(attempts: Iterable[Attempt], today: dt.date) -> Streaks:
     for attempt in attempts:
         if attempt.late or not attempt.ended:
             continue
-        finished.add(attempt.day)
+        finished.add(attempt.date)
         if attempt.won:
-            won.add(attempt.day)
+            won.add(attempt.date)
     current, longest = _runs(finished, today)
     current_won, longest_won = _runs(won, today)
     return Streaks(current, longest, current_won, longest_won)

@@ -5,9 +5,10 @@
   attempt, the other is practice.
 * :func:`progress`: in the transaction of every save (the game's row locked), the attempt
   of that game, if it is one, follows it (:func:`app.store.attempts.progressed`).
-* :func:`leaderboard`, :func:`attempt`: the first 100 in order, an index range of
-  ``tp_daily_board``; ranks and counts from the day's order kept in the process
-  (:mod:`app.store.orders`, loaded by :func:`order`, one scan of that index).
+* :func:`leaderboard`, :func:`attempt`: the first 100 in order (an index range of
+  ``tp_daily_board``, :func:`board`), ranks and counts, from the day's order and
+  leaderboard kept in the process (:mod:`app.store.orders`, loaded by :func:`order`, one
+  scan of that index, and :func:`board`).
 
 The rules are :mod:`app.store.attempts` and :mod:`app.store.ranking`.
 """
@@ -15,7 +16,6 @@ The rules are :mod:`app.store.attempts` and :mod:`app.store.ranking`.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 from typing import Any, Final
 
 from sqlalchemy import bindparam, false, literal_column, select, true, update
@@ -30,6 +30,7 @@ from app.store.attempts import (
     Leaderboard,
     attempt_of,
     day_text,
+    numbered,
     progressed,
 )
 from app.store.orders import DayOrders, Key, key_of
@@ -60,8 +61,7 @@ OWN = (
 PLAYER_DAYS = select(*_COLUMNS).where(daily.c.player == bindparam("b_player")).order_by(daily.c.day)
 
 
-@functools.lru_cache(maxsize=8)
-def board_statement(over: bool, limit: int) -> Any:
+def _board(over: bool) -> Any:
     where = _DAY if over else _DAY & (daily.c.ended == true())
     return (
         select(*_NAMED)
@@ -70,8 +70,11 @@ def board_statement(over: bool, limit: int) -> Any:
         .order_by(daily.c.board_key, daily.c.at)
         # A literal, not a parameter: PostgreSQL's generic plan of a prepared statement with
         # an unknown LIMIT sorted the whole day (10 ms) where the index gives 100 rows.
-        .limit(literal_column(str(limit)))
+        .limit(literal_column(str(LEADERBOARD_SIZE)))
     )
+
+
+BOARD: Final = {over: _board(over) for over in (False, True)}
 
 
 def _order(over: bool) -> Any:
@@ -123,19 +126,17 @@ def attempt(db: Db, day: dt.date, player: str, over: bool, orders: DayOrders) ->
     return attempt_of(row, found[-1], rank)
 
 
-def leaderboard(
-    db: Db, day: dt.date, over: bool, orders: DayOrders, limit: int = LEADERBOARD_SIZE
-) -> Leaderboard:
-    """The day's first ``limit`` attempts in order, and how many are ranked."""
-    found = run(db, board_statement(over, limit), {"b_day": day_text(day)}).fetchall()
-    rows = []
-    rank = 0
-    for values in found:
-        row = _row(values)
-        if row.plausible:
-            rank += 1
-        rows.append(attempt_of(row, values[-1], rank if row.plausible else None))
-    return Leaderboard(day, rows, orders.ranked((day_text(day), over)), over)
+def board(db: Db, day: str, over: bool) -> list[Attempt]:
+    """The day view's first :data:`LEADERBOARD_SIZE` attempts in order, numbered and named
+    (for :class:`DayOrders`)."""
+    return numbered((_row(values), values[-1]) for values in run(db, BOARD[over], {"b_day": day}))
+
+
+def leaderboard(day: dt.date, over: bool, orders: DayOrders, limit: int = LEADERBOARD_SIZE) -> Leaderboard:
+    """The day's first ``limit`` attempts in order (at most :data:`LEADERBOARD_SIZE`), and
+    how many are ranked: both held by ``orders`` (read from the database when not held)."""
+    view = (day_text(day), over)
+    return Leaderboard(day, orders.board(view)[:limit], orders.ranked(view), over)
 
 
 def player_days(db: Db, player: str) -> list[Attempt]:

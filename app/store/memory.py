@@ -24,6 +24,7 @@ from app.store.attempts import (
     counted,
     day_text,
     new_row,
+    numbered,
     progressed,
 )
 from app.store.base import (
@@ -337,10 +338,7 @@ class MemoryStore(MemoryRaces, GameStore):
         over = self.day_over(day)
         with self._lock:
             ordered = self._ordered(day, over)
-            rows, rank = [], 0
-            for row in ordered[:limit]:
-                rank += row.plausible
-                rows.append(attempt_of(row, self._name_of(row.player), rank if row.plausible else None))
+            rows = numbered((row, self._name_of(row.player)) for row in ordered[:limit])
             return Leaderboard(day, rows, sum(1 for r in ordered if r.plausible), over)
 
     def player_days(self, player: str) -> list[Attempt]:

@@ -116,7 +116,10 @@ class SqlStore(SqlRaces, GameStore):
             if unavailable(error):
                 raise StoreUnavailable(f"cannot open the database: {error}") from error
             raise
-        self._orders = DayOrders(lambda day, over: self._read(lambda db: daily.order(db, day, over)))
+        self._orders = DayOrders(
+            lambda day, over: self._read(lambda db: daily.order(db, day, over)),
+            lambda day, over: self._read(lambda db: daily.board(db, day, over)),
+        )
         if self.dialect == "sqlite":
             self._db = SqliteDatabase(Path(str(self.url.database)).expanduser(), synchronous)
         else:
@@ -306,6 +309,7 @@ class SqlStore(SqlRaces, GameStore):
             run(db, q.SET_DISPLAY_NAME, {"b_id": player, "b_name": cleaned, "b_updated": now})
 
         self._write(job)
+        self._orders.renamed(player)
         return cleaned
 
     # -- the daily challenge ----------------------------------------------------------------
@@ -326,7 +330,7 @@ class SqlStore(SqlRaces, GameStore):
 
     def leaderboard(self, day: dt.date, limit: int = LEADERBOARD_SIZE) -> Leaderboard:
         over = self.day_over(day)
-        return self._read(lambda db: daily.leaderboard(db, day, over, self._orders, limit))
+        return daily.leaderboard(day, over, self._orders, limit)
 
     def player_days(self, player: str) -> list[Attempt]:
         return self._read(lambda db: daily.player_days(db, player))

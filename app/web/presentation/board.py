@@ -59,8 +59,8 @@ def share_text(store: GameStore, attempt: Attempt, par: int | None, url: str) ->
     )
     parts = [
         words.gettext("TriPeaks daily"),
-        short_date(attempt.day, words.code),
-        difficulty_word(band(attempt.day)).lower(),
+        short_date(attempt.date, words.code),
+        difficulty_word(band(attempt.date)).lower(),
         outcome_words(attempt) + marks,
         f"{attempt.score} / {par}" if par is not None else str(attempt.score),
     ]

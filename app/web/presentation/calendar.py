@@ -85,7 +85,7 @@ def calendar_context(
     lang = current_locale().code
     locale = babel.Locale.parse(lang)
     first_weekday = locale.first_week_day
-    mine = {a.day: a for a in store.player_days(player)}
+    mine = {a.date: a for a in store.player_days(player)}
     weeks = []
     for week in calendar.Calendar(first_weekday).monthdatescalendar(first.year, first.month):
         row = []
