@@ -2,13 +2,15 @@
 
 For each deal: whether it can be won (the solver), the share of random playouts that clear
 it (:func:`app.engine.search.review.playout_share`), and the rating (:func:`app.engine.search.review.rate`);
-with ``--best`` also the fewest draws a win needs (772 - par; a best-score search, slower)
+with ``--best`` also the fewest draws a win needs (the layout's best score - par; a best-score
+search, slower)
 and how many of the deal's legal first actions keep a win in reach. One CSV row a deal,
 written as it goes, so a long run can be read (and extrapolated) while it runs;
 ``--summary`` prints the distribution.
 
     .venv/bin/python scripts/difficulty.py --rules easy --deals 10000 --csv difficulty-easy.csv
     .venv/bin/python scripts/difficulty.py --summary difficulty-easy.csv
+    .venv/bin/python scripts/difficulty.py --layout valley --rules classic --deals 10000 --csv valley.csv
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import sys
 import time
 
 from app.engine import Game, GameCode, Rules
-from app.engine.rules import BEST_SCORE
+from app.engine.layout import layout_named
+from app.engine.rules import best_score
 from app.engine.search.analysis import analyse
 from app.engine.search.review import THRESHOLDS, children, playout_share, rate
 
@@ -39,7 +42,7 @@ def inputs(code: GameCode, best: bool) -> dict[str, object]:
     first = list(children(deal))
     fewest = winning_first = None
     if winnable and best:
-        fewest = BEST_SCORE - analysis.start().best_score
+        fewest = best_score(code.layout) - analysis.start().best_score
         winning_first = analysis.winning_first_moves()
     rating = rate(winnable, share)
     return {
@@ -84,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start", type=int, default=0)
     parser.add_argument("--csv", default="difficulty.csv")
     parser.add_argument("--best", action="store_true", help="also the fewest draws and winning first actions")
+    parser.add_argument("--layout", type=layout_named, default=layout_named("three-peaks"),
+                        help="three-peaks, diamonds, valley, theatre or up-down (docs/layouts.md)")
     parser.add_argument("--summary", metavar="CSV", help="print the distribution of a finished run")
     args = parser.parse_args(argv)
     if args.summary:
@@ -94,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         writer = csv.DictWriter(f, FIELDS)
         writer.writeheader()
         for number in range(args.start, args.start + args.deals):
-            writer.writerow(inputs(GameCode(rules, number), args.best))
+            writer.writerow(inputs(GameCode(rules, number, layout=args.layout), args.best))
             f.flush()
     summary(args.csv)
     return 0

@@ -2,9 +2,12 @@
 
 ``Line.parse("d.18.27.d.21")`` reads one, ``line.text()`` writes it back, and
 ``line.games(code)`` plays it on the deal and gives the game after every step
-(step 0 is the deal). A removal is written as its position ``0``-``27``, a draw as
-``d``; the empty text is the empty line (the deal itself). Undone actions are not
+(step 0 is the deal). A removal is written as its position (``0``-``27`` in three
+peaks, ``0``-``26`` in diamonds, ``0``-``29`` in the valley, theatre and up-down), a draw
+as ``d``; the empty text is the empty line (the deal itself). Undone actions are not
 in a line: :meth:`Line.of` takes a game's :attr:`~app.engine.game.Game.line`.
+:meth:`Line.parse` reads the positions of the biggest layout unless told the layout's
+count; :meth:`Line.games` refuses a position beyond the code's layout as a bad token.
 
 The parser is strict: one spelling per line, so one URL per game. Every problem
 raises :class:`LineError` (a :class:`ValueError`) naming the first bad token and
@@ -21,14 +24,14 @@ from typing import Final
 from app.engine.actions import Action, Refusal, RefusedAction
 from app.engine.deal import GameCode
 from app.engine.game import Game
-from app.engine.layout import POSITION_COUNT
+from app.engine.layout import MOST_POSITIONS
 
 MAX_ACTIONS: Final = 200
-"""The longest line read. A game has at most 51 actions in effect (28 removals, 23 draws)."""
+"""The longest line read. A game has at most 55 actions in effect (30 removals and 25 draws
+in the biggest layouts with the joker and an empty waste)."""
 
 DRAW_TOKEN: Final = "d"
 SEPARATOR: Final = "."
-_POSITIONS: Final = {str(p): p for p in range(POSITION_COUNT)}
 
 
 class LineProblem(enum.Enum):
@@ -43,18 +46,32 @@ class LineError(ValueError):
     """A line that cannot be read or played: ``token`` at ``index`` (0-based) is the first bad one."""
 
     def __init__(
-        self, problem: LineProblem, token: str, index: int, refusal: Refusal | None = None
+        self,
+        problem: LineProblem,
+        token: str,
+        index: int,
+        refusal: Refusal | None = None,
+        positions: int = MOST_POSITIONS,
     ) -> None:
         self.problem, self.token, self.index, self.refusal = problem, token, index, refusal
+        self.positions = positions
+        """The positions of the layout the line was read for (a removal names 0 to this - 1)."""
         shown = repr(token[:20])
         if problem is LineProblem.UNKNOWN_TOKEN:
-            message = f"action {index + 1} ({shown}) is not an action: expected 'd' or a position 0 to 27"
+            expected = f"'d' or a position 0 to {positions - 1}"
+            message = f"action {index + 1} ({shown}) is not an action: expected {expected}"
         elif problem is LineProblem.REFUSED:
             why = refusal.message if refusal is not None else "refused"
             message = f"action {index + 1} ({shown}) is not allowed at that point: {why}"
         else:
             message = f"a line has at most {MAX_ACTIONS} actions; action {index + 1} is one too many"
         super().__init__(message)
+
+
+def _is_position(token: str, positions: int) -> bool:
+    """Whether ``token`` is a position below ``positions``, written one way only (``7``, not
+    ``07`` or ``+7``)."""
+    return token.isascii() and token.isdigit() and str(int(token)) == token and int(token) < positions
 
 
 def token_of(action: Action) -> str:
@@ -68,8 +85,10 @@ class Line:
     actions: tuple[Action, ...] = ()
 
     @classmethod
-    def parse(cls, text: str) -> Line:
-        """Read a line's text; raises :class:`LineError` (syntax and length only: see :meth:`games`)."""
+    def parse(cls, text: str, positions: int = MOST_POSITIONS) -> Line:
+        """Read a line's text, its removals positions below ``positions`` (the layout's count;
+        by default the biggest layout's, 30); raises :class:`LineError` (syntax and length
+        only: see :meth:`games`)."""
         if text == "":
             return cls()
         tokens = text.split(SEPARATOR, MAX_ACTIONS)
@@ -79,10 +98,10 @@ class Line:
         for index, token in enumerate(tokens):
             if token == DRAW_TOKEN:
                 actions.append(Action(None))
-            elif token in _POSITIONS:
-                actions.append(Action(_POSITIONS[token]))
+            elif _is_position(token, positions):
+                actions.append(Action(int(token)))
             else:
-                raise LineError(LineProblem.UNKNOWN_TOKEN, token, index)
+                raise LineError(LineProblem.UNKNOWN_TOKEN, token, index, positions=positions)
         return cls(tuple(actions))
 
     @classmethod
@@ -107,10 +126,14 @@ class Line:
 
     def games(self, code: GameCode) -> tuple[Game, ...]:
         """The game after each step, step 0 being the deal; raises :class:`LineError` at the
-        first action the rules refuse (the game over, a blocked card, a wrong rank, no stock)."""
+        first action the rules refuse (the game over, a blocked card, a wrong rank, no stock),
+        or at the first position beyond the code's layout (a bad token)."""
         game = Game(code)
         games = [game.copy()]
+        positions = code.layout.count
         for index, action in enumerate(self.actions):
+            if action.position is not None and action.position >= positions:
+                raise LineError(LineProblem.UNKNOWN_TOKEN, token_of(action), index, positions=positions)
             try:
                 game.play(action)
             except RefusedAction as refused:
