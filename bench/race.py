@@ -175,6 +175,7 @@ async def race(args: argparse.Namespace, rng: random.Random, servers: list[LiveS
     await asyncio.sleep(3.3)
     pids = [server.process.pid for server in servers]
     cpu_before = sum(cpu_seconds(pid) for pid in pids)
+    client_before = time.process_time()
     started = time.monotonic()
     players = [asyncio.create_task(play(racer, random.Random(rng.random()), stop)) for racer in racers]
     await asyncio.sleep(args.seconds)
@@ -182,6 +183,7 @@ async def race(args: argparse.Namespace, rng: random.Random, servers: list[LiveS
     await asyncio.gather(*players, return_exceptions=True)
     measured = time.monotonic() - started
     cpu = sum(cpu_seconds(pid) for pid in pids) - cpu_before
+    client_cpu = time.process_time() - client_before
     await asyncio.sleep(2)  # the last moves' deliveries
     for task in readers:
         task.cancel()
@@ -216,6 +218,7 @@ async def race(args: argparse.Namespace, rng: random.Random, servers: list[LiveS
         f"server CPU {cpu:.2f} s ({cpu / measured * 100:.0f}% of a core): {cpu / max(deliveries, 1) * 1e6:.0f} µs"
         f" per delivered update, {cpu / max(moves, 1) * 1e3:.2f} ms per move"
     )
+    print(f"bench client CPU {client_cpu:.2f} s ({client_cpu / measured * 100:.0f}% of a core)  load {os.getloadavg()}")
 
 
 if __name__ == "__main__":

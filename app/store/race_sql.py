@@ -9,13 +9,14 @@ join and the start, take turns.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
-from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy import Update, bindparam, delete, func, insert, select, update
 
-from app.engine import Game, GameCode
+from app.engine import Game, GameCode, Status
 from app.store import queries as q
 from app.store.queries import Db, run
 from app.store.races import (
@@ -72,17 +73,25 @@ NEW_RACER = insert(racers).values(
         for name in ("race_id", "round", "player", "seat", "game_id", "joined", "seen")
     }
 )
-START = update(races).where(races.c.id == bindparam("b_id")).values(
-    starts=bindparam("b_starts"), updated=bindparam("b_updated")
-)
+
+
+def _moment(column: Any) -> Update:
+    """The statement that keeps the moment a round moves on (its deal, its finish), once."""
+    return (
+        update(races)
+        .where(races.c.id == bindparam("b_id"), column.is_(None))
+        .values({column.name: bindparam("b_at"), "updated": bindparam("b_updated")})
+    )
+
+
+MOMENT: Final = {RaceStatus.COUNTDOWN: _moment(races.c.starts), RaceStatus.FINISHED: _moment(races.c.ended)}
+"""The round's status it moves to → the statement that keeps when: ``starts`` (the countdown
+begins, the deal is at its end) or ``ended`` (the finish, seen once)."""
 AGAIN = update(races).where(races.c.id == bindparam("b_id")).values(
     code=bindparam("b_code"), round=bindparam("b_round"), starts=None, ended=None,
     updated=bindparam("b_updated"),
 )  # fmt: skip
 TOUCH_ROOM = update(races).where(races.c.id == bindparam("b_id")).values(updated=bindparam("b_updated"))
-SETTLE = update(races).where(races.c.id == bindparam("b_id"), races.c.ended.is_(None)).values(
-    ended=bindparam("b_ended"), updated=bindparam("b_updated")
-)
 SEE = update(racers).where(
     racers.c.race_id == bindparam("b_id"),
     racers.c.player == bindparam("b_player"),
@@ -93,13 +102,23 @@ DELETE_ROOM = delete(races).where(races.c.id == bindparam("b_id"))
 DELETE_RACERS = delete(racers).where(racers.c.race_id == bindparam("b_id"))
 
 
+@functools.lru_cache(maxsize=4096)
+def _counts(state: str) -> tuple[Status, int, int, int, float | None, float | None]:
+    """What a race shows of a game, from its stored state: its status, score, cards left,
+    stock left, start and length. Kept per state text: every read of a race (each move's check,
+    each signal's read for the streams) shows the same states again, and reading one replays
+    its line (bench/race.py: a race read went from 8 replays to 1 per move)."""
+    game = Game.from_dict(json.loads(state))
+    return game.status, game.score, game.cards_left(), game.stock_count, game.started_at, game.ended_after
+
+
 def _racer(row: Any) -> Racer:
     player, name, seat, game_id, joined, seen, state = row
-    game = Game.from_dict(json.loads(state))
+    status, score, cards_left, stock_left, started_at, ended_after = _counts(state)
     return Racer(
         player=player, name=name, seat=seat, game_id=game_id, joined=joined, seen=seen,
-        game_status=game.status, score=game.score, cards_left=game.cards_left(),
-        stock_left=game.stock_count, started_at=game.started_at, ended_after=game.ended_after,
+        game_status=status, score=score, cards_left=cards_left, stock_left=stock_left,
+        started_at=started_at, ended_after=ended_after,
     )  # fmt: skip
 
 
@@ -208,7 +227,8 @@ class SqlRaces(RaceRooms):
                 raise NotTheMaker()
             if race.starts is not None:
                 raise NotNow("This race has started already.")
-            run(db, START, {"b_id": race_id, "b_starts": now + COUNTDOWN_S, "b_updated": self._clock()})
+            moment = {"b_id": race_id, "b_at": now + COUNTDOWN_S, "b_updated": self._clock()}
+            run(db, MOMENT[RaceStatus.COUNTDOWN], moment)
             started = self._load(db, race_id)
             assert started is not None
             return started
@@ -238,9 +258,8 @@ class SqlRaces(RaceRooms):
         return self._write(job)
 
     def settle_race(self, race_id: str, ended: float) -> None:
-        self._write(
-            lambda db: run(db, SETTLE, {"b_id": race_id, "b_ended": ended, "b_updated": self._clock()})
-        )
+        moment = {"b_id": race_id, "b_at": ended, "b_updated": self._clock()}
+        self._write(lambda db: run(db, MOMENT[RaceStatus.FINISHED], moment))
 
     def see_racer(self, race_id: str, player: str, now: float) -> None:
         self._write(lambda db: run(db, SEE, {"b_id": race_id, "b_player": player, "b_seen": now}))

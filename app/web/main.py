@@ -90,7 +90,7 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
         await app.state.race_signals.start()
         app.state.race_reads = RaceReads(app.state.race_signals)
         app.state.race_streams = StreamSlots(
-            settings.race_streams_per_player, settings.race_streams_per_server
+            settings.race_streams_per_player, settings.race_streams_per_server, app.state.race_signals
         )
         close_streams_on_shutdown(app.state.race_streams)
         rooms = asyncio.create_task(clean_idle_rooms(app.state.store))
@@ -103,7 +103,7 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
                 cleanup.cancel()
                 with suppress(asyncio.CancelledError):
                     await cleanup
-            app.state.race_streams.closing.set()
+            app.state.race_streams.close()
             rooms.cancel()
             with suppress(asyncio.CancelledError):
                 await rooms

@@ -27,7 +27,7 @@ import logging
 import math
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -55,12 +55,18 @@ class StreamSlots:
     overlap) and ``per_server`` in all. Each costs a task, a listener and the last fragment
     sent (a few kilobytes)."""
 
-    def __init__(self, per_player: int, per_server: int) -> None:
+    def __init__(self, per_player: int, per_server: int, signals: LocalSignals) -> None:
         self.per_player = per_player
         self.per_server = per_server
         self.open = 0
         self._players: dict[str, int] = {}
+        self._signals = signals
         self.closing = asyncio.Event()
+
+    def close(self) -> None:
+        """The server is stopping: every stream ends (each is woken to see it)."""
+        self.closing.set()
+        self._signals.wake_all()
 
     def take(self, player: str) -> Callable[[], None]:
         """A slot for one stream (429 or 503 when there is none), and how to give it back."""
@@ -101,7 +107,7 @@ def close_streams_on_shutdown(slots: StreamSlots) -> None:
             continue
 
         def handler(number: int, frame: Any, previous: Callable[..., Any] = previous) -> None:
-            loop.call_soon_threadsafe(slots.closing.set)
+            loop.call_soon_threadsafe(slots.close)
             previous(number, frame)
 
         with contextlib.suppress(ValueError):  # not the main thread (a test client): no hook
@@ -113,6 +119,8 @@ class _Read:
     version: int
     race: Race | None
     at: float
+    fragments: dict[Hashable, tuple[str, str]] = field(default_factory=dict)
+    """What the streams of this read sent, by what it depends on (see :meth:`RaceReads.fragment`)."""
 
 
 @dataclass(slots=True)
@@ -137,6 +145,21 @@ class RaceReads:
             race = await read_race(store, race_id)
             self._kept[race_id] = _Read(version, race, time.time())
             return race
+
+    def fragment(self, race: Race, key: Hashable, render: Callable[[], str]) -> tuple[str, str]:
+        """The live part for ``race`` as read, and its digest: rendered once for every stream
+        whose viewer sees the same (``key``: the language, the view, the viewer's role, the
+        moment's statuses), so one move costs a render per kind of viewer, not per racer
+        (bench/race.py; the racer's own row is marked by the page, not the fragment)."""
+        kept = self._kept.get(race.id)
+        if kept is None or kept.race is not race:
+            html = render()
+            return html, digest(html)
+        found = kept.fragments.get(key)
+        if found is None:
+            html = render()
+            found = kept.fragments[key] = (html, digest(html))
+        return found
 
     def forget(self, race_id: str) -> None:
         if self.signals.listeners_of(race_id) == 0:

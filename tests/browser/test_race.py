@@ -61,6 +61,8 @@ def test_two_browsers_race_to_the_end(new_page) -> None:  # type: ignore[no-unty
         game.replay([action])
     # The maker sees the rival's progress, counts only.
     rival_on_maker = rival_row(maker, "Player 2")
+    expect(rival_on_maker.locator(".racer-you")).to_be_hidden()  # the maker's own row says "(you)"
+    expect(rival_row(maker, "Player 1").locator(".racer-you")).to_be_visible()
     expect(rival_on_maker.locator(".racer-cards")).to_have_text(str(game.cards_left()))
     expect(rival_on_maker.locator(".racer-score")).to_have_text(str(game.score))
     expect(rival_on_maker.locator(".racer-stock")).to_have_text(str(game.stock_count))
@@ -80,8 +82,13 @@ def test_two_browsers_race_to_the_end(new_page) -> None:  # type: ignore[no-unty
         rows = page.locator("#race-finish tbody tr")
         expect(rows).to_have_count(2)
         tables.append([rows.nth(i).locator("th, td").all_inner_texts() for i in range(2)])
-    assert tables[0] == tables[1]
-    (first, second) = tables[0]
+    # Each page marks its own row in words ("(you)": the fragments are the same for both);
+    # otherwise the tables agree.
+    assert tables[0][0][1] == "Player 1 (you)" and tables[0][1][1] == "Player 2"
+    assert tables[1][0][1] == "Player 1" and tables[1][1][1] == "Player 2 (you)"
+    unmarked = [[[cell.replace(" (you)", "") for cell in row] for row in table] for table in tables]
+    assert unmarked[0] == unmarked[1]
+    (first, second) = unmarked[0]
     assert first[:3] == ["1", "Player 1", "won"] and second[:3] == ["2", "Player 2", "won"]
     expect(maker.locator("#race-again")).to_be_visible()
     expect(rival.locator("#race-again")).to_have_count(0)

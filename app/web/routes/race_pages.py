@@ -16,6 +16,7 @@ dealt the next round), the stream sends a fragment that loads the page again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterable
 from typing import Annotated, Any, Final, Literal, cast
@@ -45,7 +46,6 @@ from app.web.race_stream import (
     SEEN_EVERY_S,
     RaceReads,
     StreamSlots,
-    digest,
     mark_seen,
     next_change,
 )
@@ -77,29 +77,34 @@ def race_time(seconds: float | None) -> str:
     return f"{whole // 60}:{whole % 60:02d}"
 
 
+def live_countdown(race: Race, now: float) -> int | None:
+    """The countdown's number now (3, 2, 1), else ``None``."""
+    if race.status(now) is not RaceStatus.COUNTDOWN or race.starts is None:
+        return None
+    return max(1, min(int(COUNTDOWN_S), int(-(-(race.starts - now) // 1))))
+
+
 def live_context(
     request: Request, race: Race, player: str, now: float, *, view: str, par: int | None = None
 ) -> dict[str, Any]:
     status = race.status(now)
     places = race.places(now)
-    countdown = None
-    if status is RaceStatus.COUNTDOWN and race.starts is not None:
-        countdown = max(1, min(int(COUNTDOWN_S), int(-(-(race.starts - now) // 1))))
+    mine = race.racer(player)
     return {
         "request": request,
         "race": race,
         "race_status": status.value,
-        "me": player,
         "maker": race.maker == player,
         "maker_name": next((racer_label(r) for r in race.racers if r.player == race.maker), ""),
-        "is_racer": race.racer(player) is not None,
+        "is_racer": mine is not None,
         "can_join": status is RaceStatus.LOBBY and len(race.racers) < MAX_RACERS,
         "racers": race.in_order(now),
         "label": racer_label,
         "racer_status": lambda r: r.status(now).value,
         "place": lambda r: places.get(r.player),
         "seconds": lambda r: race_time(race.seconds_of(r)),
-        "countdown": countdown,
+        "countdown": live_countdown(race, now),
+        "my_seat": "" if mine is None else mine.seat,
         "view": view,
         "reload": view != view_of(race, player, now),
         "par": par,
@@ -257,40 +262,46 @@ async def race_events(
                     announced_at = now
             if par is None:  # once the race is finished: the solver's, asked once per stream
                 par = await par_of(race, now)
-            html = live_html(pages, request, race, player, now, view, par, news)
-            mark = digest(html.partition("<!--news-->")[0])
+            html, mark = live_part(pages, request, reads, race, player, now, view, par)
             if mark != sent or news:
                 sent = mark
-                yield ServerSentEvent(raw_data=html, id=mark)
+                told_now = bytes(pages.blocks(LIVE, ["news"], {"news": news}).body).decode() if news else ""
+                yield ServerSentEvent(raw_data=html + told_now, id=mark)
             wait = min(next_change(race, now), signals.poll_s or SEEN_EVERY_S)
-            with_close = asyncio.ensure_future(slots.closing.wait())
-            with_change = asyncio.ensure_future(listener.changed.wait())
-            try:
-                await asyncio.wait(
-                    (with_close, with_change), timeout=wait, return_when=asyncio.FIRST_COMPLETED
-                )
-            finally:
-                with_close.cancel()
-                with_change.cancel()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):
+                    await listener.changed.wait()  # a signal, or the server closing (StreamSlots.close)
     finally:
         signals.stop_listening(listener)
         reads.forget(race.id)
         give_back()
 
 
-def live_html(
+def live_part(
     pages: Pages,
     request: Request,
+    reads: RaceReads,
     race: Race,
     player: str,
     now: float,
     view: str,
     par: int | None,
-    news: str | None,
-) -> str:
-    context = live_context(request, race, player, now, view=view, par=par)
-    context["news"] = news
-    return bytes(pages.blocks(LIVE, ["live", "news"], context).body).decode()
+) -> tuple[str, str]:
+    """The live part for the player, and its digest: shared with every stream of the same
+    read whose viewer sees the same thing (:meth:`RaceReads.fragment`)."""
+    status = race.status(now)
+    mine = race.racer(player)
+    role = "maker" if race.maker == player else "racer" if mine is not None else "visitor"
+    key = (
+        current_locale().code, view, role, view != view_of(race, player, now), status,
+        live_countdown(race, now), tuple(r.status(now) for r in race.racers), par, str(request.base_url),
+    )  # fmt: skip
+
+    def render() -> str:
+        context = live_context(request, race, player, now, view=view, par=par)
+        return bytes(pages.blocks(LIVE, ["live"], context).body).decode()
+
+    return reads.fragment(race, key, render)
 
 
 def rivals_news(race: Race, player: str, now: float, told: dict[str, tuple[str, int]]) -> str | None:
