@@ -13,28 +13,23 @@ from typing import Any
 
 from fastapi import Request
 
-from app.engine import GameCode
 from app.engine.daily import band
 from app.i18n import current_locale
 from app.store import GameStore
 from app.store.attempts import Attempt
 from app.web.presentation.clock import clock_text
 from app.web.presentation.daily_view import (
+    board_open,
     code_of,
     daily_key,
     date_words,
     peaks_marks,
     short_date,
+    shown_par,
     standing_words,
     today,
 )
 from app.web.routes.replay import difficulty_word
-from app.web.solving import deal_outlook
-
-
-def par_of(code: GameCode) -> int | None:
-    """The best score the deal allows (the solver's; ``None`` while its analysis is not ready)."""
-    return deal_outlook(code).best_score
 
 
 def outcome_words(attempt: Attempt) -> str:
@@ -79,9 +74,9 @@ def board_context(request: Request, store: GameStore, player: str, day: dt.date)
     mine = store.attempt(day, player)
     over = store.day_over(day)
     ranked_mine = mine if mine is not None and not mine.late else None
-    opened = over or (ranked_mine is not None and ranked_mine.ended)
+    opened = board_open(store, day, mine)
     board = store.leaderboard(day) if opened else None
-    par = par_of(code) if opened else None
+    par = shown_par(store, player, code, day)
     context: dict[str, Any] = {
         "request": request,
         "oob": False,

@@ -6,9 +6,10 @@ few tenths of a second, once per day and process), so only page routes (in threa
 for a day's code (:func:`code_of`); a move's blocks only look up the days already found
 (:func:`known_day`).
 
-No spoilers (:func:`answers_open`): for the day's deal, the record holder's line, hindsight
-and par wait until the player's attempt has ended or the day is over; for every deal,
-"watch" and hindsight wait until the player's own game of it has ended.
+No spoilers (:func:`par_open`, :func:`answers_open`, one rule for every page, the API, the
+replay and the races): for the day's deal, par, the record holder's line and hindsight
+wait until the player's attempt has ended or the day is over; for every deal, the line and
+hindsight also wait until the player's own game of it has ended.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from app.i18n import current_locale
 from app.store import GameStore
 from app.store.attempts import Attempt
 from app.web.presentation import clock
+from app.web.solving import deal_outlook
 
 _KNOWN: dict[tuple[bytes, str], dt.date] = {}
 """Day of each daily code found in this process, by key and code text."""
@@ -88,16 +90,36 @@ def parse_day(text: str) -> dt.date | None:
         return None
 
 
+def board_open(store: GameStore, day: dt.date, mine: Attempt | None) -> bool:
+    """Whether the day's leaderboard may be shown to a player whose game of the day is
+    ``mine``: once the day is over, or once their ranked attempt has ended."""
+    return store.day_over(day) or (mine is not None and mine.ended and not mine.late)
+
+
+def par_open(store: GameStore, player: str, day: dt.date | None) -> bool:
+    """The rule of no spoilers, first part: whether a deal's par may be shown to ``player``.
+    For the deal of ``day`` (``None``: not a day's deal), once its leaderboard is open to
+    them (:func:`board_open`: their attempt has ended, or the day is over); for every other
+    deal, whenever the page shows it (a game's end, a race's finish)."""
+    return day is None or board_open(store, day, store.attempt(day, player))
+
+
 def answers_open(store: GameStore, player: str, code: GameCode, day: dt.date | None) -> bool:
-    """Whether the deal's answers (the record holder's line, hindsight, par) may be offered
-    to ``player``: for a day's deal whose day is not over, once their attempt has ended;
-    for every deal, once their own latest game of it has ended (or they have none)."""
-    if day is not None and not store.day_over(day):
-        attempt = store.attempt(day, player)
-        if attempt is None or not attempt.ended:
-            return False
+    """The rule of no spoilers, whole: whether the deal's answers (the record holder's line,
+    hindsight, and par) may be offered to ``player``: once :func:`par_open`, and once their
+    own latest game of the deal has ended (or they have none), so that a player in the
+    middle of a deal is never one click from its answer. The game page, the day's board,
+    the API, the replay and the race pages ask it (or :func:`shown_par`)."""
+    if not par_open(store, player, day):
+        return False
     own = store.find(player, code)
     return own is None or own.game.status is not Status.PLAYING
+
+
+def shown_par(store: GameStore, player: str, code: GameCode, day: dt.date | None) -> int | None:
+    """The deal's par (the solver's best possible score) when :func:`par_open` lets
+    ``player`` see it; ``None`` otherwise, or while the solver's analysis is not ready."""
+    return deal_outlook(code).best_score if par_open(store, player, day) else None
 
 
 # -- the words --------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from app.store import GameStore, StoredGame
 from app.store.attempts import Attempt, Leaderboard, Streaks, streaks
 from app.web.deps import PagesDep, PlayerDep, StoreDep
 from app.web.presentation.board import board_context
-from app.web.presentation.daily_view import code_of, daily_key, parse_day, today
+from app.web.presentation.daily_view import board_open, code_of, daily_key, parse_day, shown_par, today
 from app.web.presentation.render import is_htmx
 
 router = APIRouter()
@@ -162,12 +162,9 @@ def player_streaks(store: GameStore, player: str) -> Streaks:
 
 
 def daily_out(request: Request, store: GameStore, player: str, day: dt.date) -> DailyOut:
-    from app.web.presentation.board import par_of
-
     code = code_of(daily_key(request), day)
     mine = store.attempt(day, player)
-    opened = store.day_over(day) or (mine is not None and mine.ended and not mine.late)
-    board: Leaderboard | None = store.leaderboard(day) if opened else None
+    board: Leaderboard | None = store.leaderboard(day) if board_open(store, day, mine) else None
     you = None
     if mine is not None and not mine.late:
         you = row_out(mine)
@@ -175,7 +172,7 @@ def daily_out(request: Request, store: GameStore, player: str, day: dt.date) -> 
         date=day.isoformat(),
         code=code.text(),
         difficulty=band(day).value,
-        par=par_of(code) if opened else None,
+        par=shown_par(store, player, code, day),
         leaderboard=[row_out(a) for a in board.rows] if board else [],
         you=you,
     )

@@ -28,6 +28,7 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from app.engine import Rules, VariantError, Variants
 from app.i18n import current_locale
+from app.store import GameStore
 from app.store.races import (
     COUNTDOWN_S,
     MAX_RACERS,
@@ -39,6 +40,7 @@ from app.store.races import (
     RaceStatus,
 )
 from app.web.deps import PagesDep, PlayerDep, RaceIdPath, StoreDep
+from app.web.presentation.daily_view import daily_key, day_of_page, shown_par
 from app.web.presentation.render import Pages
 from app.web.race_stream import (
     ANNOUNCE_EVERY_S,
@@ -51,7 +53,7 @@ from app.web.race_stream import (
 )
 from app.web.routes.moves import agame_context
 from app.web.routes.race_api import known_race, make_race, race_code, refusal, signals_of
-from app.web.solving import deal_outlook, winnable_code
+from app.web.solving import winnable_code
 
 router = APIRouter(tags=["races"])
 
@@ -113,11 +115,18 @@ def live_context(
     }
 
 
-async def par_of(race: Race, now: float) -> int | None:
-    """The deal's best possible score, once the race is finished (the solver's, when ready)."""
+async def par_of(request: Request, store: GameStore, race: Race, player: str, now: float) -> int | None:
+    """The deal's best possible score, once the race is finished, when the rule of no
+    spoilers lets ``player`` see it (:func:`answers_open`: a race on the day's deal shows it
+    only once their daily attempt has ended or the day is over)."""
     if race.status(now) is not RaceStatus.FINISHED:
         return None
-    return (await to_thread.run_sync(deal_outlook, race.game_code)).best_score
+    key, code = daily_key(request), race.game_code
+
+    def shown() -> int | None:
+        return shown_par(store, player, code, day_of_page(key, code))
+
+    return await to_thread.run_sync(shown)
 
 
 # -- the page ---------------------------------------------------------------------------------
@@ -130,7 +139,8 @@ async def race_page(
     race = await known_race(store, race_id)
     now = time.time()
     view = view_of(race, player, now)
-    context = live_context(request, race, player, now, view=view, par=await par_of(race, now))
+    par = await par_of(request, store, race, player, now)
+    context = live_context(request, race, player, now, view=view, par=par)
     mine = race.racer(player)
     if view.startswith("board") and mine is not None:
         stored = await store.aget(mine.game_id)
@@ -260,8 +270,8 @@ async def race_events(
                 news = rivals_news(race, player, now, told)
                 if news:
                     announced_at = now
-            if par is None:  # once the race is finished: the solver's, asked once per stream
-                par = await par_of(race, now)
+            if par is None:  # once the race is finished and the player may see it
+                par = await par_of(request, store, race, player, now)
             html, mark = live_part(pages, request, reads, race, player, now, view, par)
             if mark != sent or news:
                 sent = mark
