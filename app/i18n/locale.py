@@ -11,6 +11,7 @@ from babel.support import NullTranslations, Translations
 from markupsafe import Markup
 
 from app.engine import DECK, Card, Game, Refusal, Suit, describe_board
+from app.engine.layout import THREE_PEAKS, Layout
 from app.i18n.messages import REFUSAL_MESSAGES
 
 LANGUAGE_NAMES: Final = {"en": "English", "he": "עברית", "uk": "Українська", "th": "ไทย"}
@@ -138,13 +139,26 @@ class Locale:
     def stock_words(self, count: int) -> str:
         return self.ngettext("Stock: %(num)d card", "Stock: %(num)d cards", count) % {"num": count}
 
+    def layout_rows(self, layout: Layout) -> tuple[str, ...]:
+        """The names of the layout's rows, top to bottom, in this language (three peaks:
+        "peak tops", "row 2", "row 3", "bottom row")."""
+        if layout is THREE_PEAKS:
+            return self.row_names
+        gettext = self.gettext
+        middle = tuple(gettext("row %(num)d") % {"num": n} for n in range(2, len(layout.rows)))
+        if layout.word == "diamonds":
+            # Translators: the rows of the diamonds layout, top to bottom (the middle row is open).
+            ends = (gettext("diamond tops"), gettext("diamond bottoms"))
+            return (ends[0], middle[0], gettext("middle row"), middle[2], ends[1])
+        return (gettext("top row"), *middle, gettext("bottom row"))
+
     def describe(self, game: Game) -> str:
         """The board in words (SPEC section 9) in this language."""
         return describe_board(
             game,
             card_words=self.card_words,
             hidden=self.hidden_card,
-            row_names=self.row_names,
+            row_names=self.layout_rows(game.layout),
             stock_words=self.stock_words,
             waste_word=self.waste_word,
             empty=self.empty_waste,

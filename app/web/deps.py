@@ -21,6 +21,7 @@ from fastapi import Depends, HTTPException, Path, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.formparsers import MultiPartException
 
+from app.engine.layout import MOST_POSITIONS
 from app.store import GameStore, StoredGame
 from app.web.presentation.render import Pages
 
@@ -156,8 +157,8 @@ REMOVE_FORM: Final[dict[str, Any]] = {
                         POSITION_FIELD: {
                             "type": "integer",
                             "minimum": 0,
-                            "maximum": 27,
-                            "description": "A tableau position, 0 to 27",
+                            "maximum": MOST_POSITIONS - 1,
+                            "description": "A tableau position: 0 to 27 (three peaks) or to 29",
                         }
                     },
                 }
@@ -168,7 +169,7 @@ REMOVE_FORM: Final[dict[str, Any]] = {
 """The remove's form, for the OpenAPI page (FastAPI cannot see a form read by hand)."""
 
 
-def _bad_position(message: str, value: object = None) -> RequestValidationError:
+def bad_position(message: str, value: object = None) -> RequestValidationError:
     shown = value.decode("latin-1") if isinstance(value, bytes) else str(value)
     return RequestValidationError(
         [{"type": "value_error", "loc": ("body", POSITION_FIELD), "msg": message, "input": shown}]
@@ -177,7 +178,8 @@ def _bad_position(message: str, value: object = None) -> RequestValidationError:
 
 async def form_position(request: Request) -> int:
     """The ``position`` field of the posted form (URL-encoded, as browsers and htmx send it, or
-    multipart): one whole number from 0 to 27, in ASCII digits, space around it allowed.
+    multipart): one whole number from 0 to 29 (the most positions a layout has), in ASCII
+    digits, space around it allowed; a position off the game's layout is refused by the move.
     Anything else is a 422, the answer FastAPI gives for a bad ``Form`` field."""
     content_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
     values: list[object]
@@ -193,15 +195,15 @@ async def form_position(request: Request) -> int:
         else:
             values = []
     except (ValueError, MultiPartException) as error:  # too many fields, a broken multipart body
-        raise _bad_position("The form could not be read") from error
+        raise bad_position("The form could not be read") from error
     if not values:
-        raise _bad_position("Field required")
+        raise bad_position("Field required")
     if len(values) > 1:
-        raise _bad_position("Give one position", values)
+        raise bad_position("Give one position", values)
     value = values[0]
     text = value.strip() if isinstance(value, (str, bytes)) else b""
-    if not (0 < len(text) <= 2 and text.isascii() and text.isdigit() and int(text) <= 27):
-        raise _bad_position("A position is a whole number from 0 to 27", value)
+    if not (0 < len(text) <= 2 and text.isascii() and text.isdigit() and int(text) < MOST_POSITIONS):
+        raise bad_position(f"A position is a whole number from 0 to {MOST_POSITIONS - 1}", value)
     return int(text)
 
 

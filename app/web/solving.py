@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Final
 
 from app.engine import STANDARD, Game, GameCode, Rules, Variants
+from app.engine.layout import THREE_PEAKS, Layout
 from app.engine.search.analysis import ANALYSES, DealAnalysis, analyse
 from app.engine.search.hints import Hint, hint
 from app.engine.search.review import Difficulty, playout_share, rate
@@ -42,7 +43,8 @@ WORKERS: Final = 1
 RATED_TRIES: Final = 400
 """Random deals tried for one difficulty (the rarest, classic "easy", is 1 deal in 10)."""
 WINNABLE_TRIES: Final = 60
-"""Random deals tried for "winnable deals only" (3 % of easy and 25 % of classic deals are lost)."""
+"""Random deals tried for "winnable deals only" (3 % of easy and 25 % of classic deals of three
+peaks are lost; two thirds of up-down's classic deals, the most of any layout)."""
 
 
 class _Analyses:
@@ -92,11 +94,13 @@ class _Analyses:
         difficulty: Difficulty,
         timeout: float = ANALYSIS_SECONDS,
         variants: Variants = STANDARD,
+        layout: Layout = THREE_PEAKS,
     ) -> GameCode | None:
-        """A random deal of ``rules`` and ``variants`` rated ``difficulty``, found in the worker
-        (``None``: not found in :data:`RATED_TRIES` deals, or not within ``timeout`` seconds)."""
+        """A random deal of ``rules``, ``variants`` and ``layout`` rated ``difficulty``, found in
+        the worker (``None``: not found in :data:`RATED_TRIES` deals, or not within ``timeout``
+        seconds)."""
         with self._lock:
-            job = self._started().submit(_find_rated, rules, difficulty, RATED_TRIES, variants)
+            job = self._started().submit(_find_rated, rules, difficulty, RATED_TRIES, variants, layout)
         try:
             return job.result(timeout=timeout)
         except FutureTimeout:
@@ -120,12 +124,16 @@ def _timed_analysis(code: GameCode) -> tuple[DealAnalysis, float]:
 
 
 def _find_rated(
-    rules: Rules, difficulty: Difficulty, tries: int, variants: Variants = STANDARD
+    rules: Rules,
+    difficulty: Difficulty,
+    tries: int,
+    variants: Variants = STANDARD,
+    layout: Layout = THREE_PEAKS,
 ) -> GameCode | None:
     """The worker's job for "winnable deals only" of one difficulty: random deals rated until
     one is ``difficulty`` (a deal's rating: the win pass and 200 playouts, about 7 ms)."""
     for _ in range(tries):
-        code = GameCode.random(rules, variants)
+        code = GameCode.random(rules, variants, layout)
         analysis = analyse(code, scores=False)
         if analysis.winnable(0, 0, analysis.waste_after[0]) and rate(True, playout_share(code)) is difficulty:
             return code
@@ -176,19 +184,22 @@ def hint_for(game: Game) -> Hint:
 
 
 def winnable_code(
-    rules: Rules, difficulty: Difficulty | None = None, variants: Variants = STANDARD
+    rules: Rules,
+    difficulty: Difficulty | None = None,
+    variants: Variants = STANDARD,
+    layout: Layout = THREE_PEAKS,
 ) -> GameCode:
-    """A random deal of ``rules`` and ``variants`` proven winnable (the quick search: about
-    5 ms a deal); with ``difficulty``, one rated so (found in the worker; any winnable deal if
-    it is late)."""
+    """A random deal of ``rules``, ``variants`` and ``layout`` proven winnable (the quick
+    search: about 5 ms a deal); with ``difficulty``, one rated so (found in the worker; any
+    winnable deal if it is late)."""
     with solver_timer("deal"):
         if difficulty is not None:
-            rated = analyses.rated_code(rules, difficulty, variants=variants)
+            rated = analyses.rated_code(rules, difficulty, variants=variants, layout=layout)
             if rated is not None:
                 note_winnable(rated)
                 return rated
         for _ in range(WINNABLE_TRIES):
-            code = GameCode.random(rules, variants)
+            code = GameCode.random(rules, variants, layout)
             if solve(Game(code)).winnable:
                 note_winnable(code)
                 return code

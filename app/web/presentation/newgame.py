@@ -1,6 +1,6 @@
 """The New game window's form, on the game page and on ``/new``: what it offers (the rules,
-the variants, a winnable deal of a chosen difficulty; the choices remembered in cookies),
-and how a code typed or pasted into it is read.
+the layouts, the variants, a winnable deal of a chosen difficulty; the choices remembered in
+cookies), and how a code typed or pasted into it is read.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from typing import Any, Final
 from fastapi import Request
 
 from app.engine import CodeError, GameCode, Rules, Variants
+from app.engine.layout import Layout
 from app.engine.search.review import Difficulty
 from app.web.middleware.player_cookie import read_cookies
-from app.web.page_codes import page_code
-from app.web.presentation.variant_words import remembered_variants, variant_choices
+from app.web.presentation.layouts import layout_choices, layout_name, mostly_unwinnable, remembered_layout
+from app.web.presentation.variant_words import remembered_variants, rules_name, variant_choices
 from app.web.routes.replay import difficulty_word
 
 WINNABLE_ONLY_COOKIE: Final = "tp_winnable_only"
@@ -34,7 +35,7 @@ def read_code(text: str) -> GameCode:
     """A code as typed or pasted: the code itself, a share link, or a share link inside other
     text (``try this: https://…/g/TP1-E-…``, SPEC section 3). Raises :class:`CodeError`."""
     try:
-        return page_code(text)
+        return GameCode.parse(text)
     except CodeError:
         found = {
             code
@@ -48,7 +49,7 @@ def read_code(text: str) -> GameCode:
 
 def _code_of_link(link: str) -> GameCode | None:
     try:
-        return page_code(link)
+        return GameCode.parse(link)
     except CodeError:
         return None
 
@@ -61,10 +62,16 @@ def new_game_form(
     rules: Rules = Rules.EASY,
     winnable_only: bool = False,
     variants: Variants | None = None,
+    layout: Layout | None = None,
 ) -> dict[str, Any]:
-    """What ``_new_game_form.html`` shows: the choices offered, those made (``variants``: the
-    remembered ones when ``None``), and a refused code with its message."""
+    """What ``_new_game_form.html`` shows: the choices offered, those made (``variants`` and
+    ``layout``: the remembered ones when ``None``), and a refused code with its message."""
     return {
+        "layout_choices": layout_choices(remembered_layout(request) if layout is None else layout),
+        "unwinnable": [
+            (layout.word, rules.word, layout_name(layout), rules_name(rules), round(share * 100))
+            for layout, rules, share in mostly_unwinnable()
+        ],
         "rules": list(Rules),
         "chosen_rules": rules,
         "code_input": code_input[:MAX_CODE_INPUT],

@@ -27,13 +27,14 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from app.engine import Card, Game
-from app.engine.layout import exposed_mask
+from app.engine.layout import Layout
 from app.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, current_locale
 from app.i18n.locale import CODE_EXAMPLE
 from app.web.presentation.clock import clock_text, duration_iso, game_clock
+from app.web.presentation.layouts import LAYOUT_INDEX, board_classes, card_classes, layout_name, tableau_order
 from app.web.presentation.sound import sound_of, sound_on
 from app.web.presentation.variant_words import game_label, variants_words
-from app.web.presentation.views import TABLEAU_ORDER, Slot, playable_cards
+from app.web.presentation.views import Slot, playable_cards
 
 ROOT: Final = Path(__file__).resolve().parents[3]
 
@@ -127,6 +128,10 @@ def make_environment() -> jinja2.Environment:
     env.globals["card_list"] = card_list
     env.globals["playable_words"] = playable_words
     env.globals.update(game_label=game_label, variants_words=variants_words)  # variant_words.py
+    env.globals.update(  # layouts.py
+        layout_name=layout_name, board_classes=board_classes, card_classes=card_classes,
+        tableau_order=tableau_order,
+    )
     env.filters["sentence"] = sentence
     env.filters["code_error_html"] = code_error_html
     env.globals["languages"] = tuple((code, LANGUAGE_NAMES[code]) for code in LANGUAGES)
@@ -152,12 +157,14 @@ class _Slots:
 
     The table repeats the same few shapes of each position over and over (removed, face
     down, face up, just turned, hinted); each is rendered once per language, then reused.
-    A shape is looked up by one number (position, card, and the three flags packed): 28
-    look-ups a move, where hashing a card, or a tuple of them, is a Python call each time.
+    A shape is looked up by one number (layout, position, card, and the four flags packed):
+    one look-up per position a move, where hashing a card, or a tuple of them, is a Python
+    call each time.
     """
 
     MOST: Final = 20_000
-    """Shapes kept per language at most (28 positions, 54 faces and 16 sets of flags can occur)."""
+    """Shapes kept per language at most (up to 30 positions, 54 faces and 16 sets of flags a
+    layout can occur)."""
 
     def __init__(self, env: jinja2.Environment) -> None:
         self._macro = env.get_template("_slot.html").module.slot_html  # type: ignore[attr-defined]
@@ -172,17 +179,24 @@ class _Slots:
         hinted: bool,
         words: Locale,
         covered: bool = False,
+        layout: Layout | None = None,
     ) -> str:
         """``card_index``: the face-up card's place in the deck (52 the joker), -1 for a
-        face-down card; ``covered``: face up but not exposed (open peaks)."""
-        key = position << 10 | (card_index + 1) << 4 | covered << 3 | removed << 2 | turned << 1 | hinted
+        face-down card; ``covered``: face up but not exposed (open peaks); ``layout``: the
+        game's (three peaks if not given)."""
+        index = LAYOUT_INDEX[layout] if layout is not None else 0
+        key = (
+            index << 16 | position << 10 | (card_index + 1) << 4
+            | covered << 3 | removed << 2 | turned << 1 | hinted
+        )
         kept = self._kept.get(words)
         if kept is None:
             kept = self._kept[words] = {}
         found = kept.get(key)
         if found is None:
             card = Card.from_index(card_index) if card_index >= 0 else None
-            view = Slot(position, card, card is not None, removed, turned, hinted, covered)
+            place = card_classes(layout if layout is not None else next(iter(LAYOUT_INDEX)))[position]
+            view = Slot(position, card, card is not None, removed, turned, hinted, covered, place)
             found = str(self._macro(view, words.card_words(card) if card else "", words.hidden_card))
             if len(kept) >= self.MOST:
                 kept.clear()
@@ -210,7 +224,7 @@ class Pages:
     def tableau(
         self, game: Game, *, turned: frozenset[int] = frozenset(), hint: int | None = None
     ) -> Markup:
-        """The 28 tableau positions in layout order, in the current language.
+        """The tableau's positions in its layout's order, in the current language.
 
         A face-down card is rendered without its card: nothing here reveals it. Which cards
         are face up is the engine's to say (:meth:`Game.face_up_mask`: the exposed ones, or
@@ -218,9 +232,10 @@ class Pages:
         action turned face up; ``hint`` is a position to mark.
         """
         words = current_locale()
+        layout = game.layout
         removed = game.removed_mask
         face_up = game.face_up_mask()
-        covered = face_up & ~exposed_mask(removed)
+        covered = face_up & ~layout.exposed(removed)
         cards = game.deal.tableau
         slot = self._slot
         return Markup(
@@ -234,8 +249,9 @@ class Pages:
                         p == hint,
                         words,
                         bool(covered >> p & 1),
+                        layout,
                     )
-                    for p in TABLEAU_ORDER
+                    for p in tableau_order(layout)
                 ]
             )
         )

@@ -14,6 +14,7 @@ from app.engine import STANDARD, GameCode, Rules, Variant, VariantError, Variant
 from app.engine.variants import ALL, EMPTY_WASTE, JOKER, OPEN_PEAKS, TRADITIONAL
 from app.i18n import current_locale
 from app.web.middleware.player_cookie import read_cookies
+from app.web.presentation.layouts import layout_name
 
 VARIANTS_COOKIE: Final = "tp_variants"
 """The variants last chosen in the New game window, as their letters (``"OJ"``; empty for none)."""
@@ -47,8 +48,10 @@ def rules_name(rules: Rules) -> str:
 
 
 def game_label(code: GameCode) -> str:
-    """The rules and variants in words: "Classic · Open peaks · Joker" ("Easy" for a standard game)."""
-    return " · ".join([rules_name(code.rules), *(variant_name(v) for v in code.variants.each())])
+    """The rules, the layout and the variants in words: "Classic · Valley · Open peaks · Joker"
+    ("Easy" for a standard game of three peaks, whose name it leaves out)."""
+    layout = [layout_name(code.layout)] if code.layout.letter else []
+    return " · ".join([rules_name(code.rules), *layout, *(variant_name(v) for v in code.variants.each())])
 
 
 def variants_words(variants: Variants) -> str:

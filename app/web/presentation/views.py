@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Final
 
 from app.engine import Card, Game, Refusal
-from app.engine.layout import COVERS, ROWS
+from app.web.presentation.layouts import tableau_order
 
 
 class Happened(enum.Enum):
@@ -60,10 +59,9 @@ class Slot:
     hinted: bool
     covered: bool = False
     """Face up but covered by a card (open peaks): shown, not yet playable."""
-
-
-TABLEAU_ORDER: Final = tuple(p for row in ROWS for p in row)
-"""The tableau's positions in the order the page lays them out: row by row, top row first."""
+    place: str = "r-0 x-0 h-0"
+    """Where it lies: its row, column and height as classes
+    (:func:`app.web.presentation.layouts.card_classes`)."""
 
 
 def turned_by_removal(game: Game, position: int) -> frozenset[int]:
@@ -71,7 +69,7 @@ def turned_by_removal(game: Game, position: int) -> frozenset[int]:
     peaks: every card was face up already)."""
     if game.variants.open_peaks:
         return frozenset()
-    return frozenset(q for q in COVERS[position] if game.is_exposed(q))
+    return frozenset(q for q in game.layout.covers[position] if game.is_exposed(q))
 
 
 def covered_by_undo(before: Game, after: Game) -> int:
@@ -80,7 +78,9 @@ def covered_by_undo(before: Game, after: Game) -> int:
     if after.variants.open_peaks:
         return 0
     return sum(
-        1 for p in range(28) if not before.is_removed(p) and before.is_exposed(p) and not after.is_exposed(p)
+        1
+        for p in range(before.layout.count)
+        if not before.is_removed(p) and before.is_exposed(p) and not after.is_exposed(p)
     )
 
 
@@ -89,6 +89,6 @@ def playable_cards(game: Game) -> tuple[Card, ...]:
     if game.is_over:
         return ()
     playable = set(game.playable_positions())
-    return tuple(game.deal.tableau[p] for p in TABLEAU_ORDER if p in playable)
+    return tuple(game.deal.tableau[p] for p in tableau_order(game.layout) if p in playable)
 
 

@@ -20,6 +20,7 @@ from fastapi.responses import RedirectResponse, Response
 from fastapi.routing import APIRoute
 
 from app.engine import Game, Refusal, RefusedAction, Status
+from app.engine.actions import PositionError
 from app.store import GameStore, StoredGame
 from app.web.deps import (
     REMOVE_FORM,
@@ -27,6 +28,7 @@ from app.web.deps import (
     PlayersMove,
     PlayersMoveDep,
     PlayersRemovalDep,
+    bad_position,
     load_players_game,
 )
 from app.web.presentation.clock import timed
@@ -92,6 +94,8 @@ async def act(
     race = await check_move(store, move.game_id)  # a racer's game: 409 unless the race runs
     try:
         updated = await store.aupdate(move.game_id, timed(action), owned_by=player)
+    except PositionError as error:  # a position off the game's layout (0 to 29 pass the form)
+        raise bad_position(str(error), getattr(move, "position", None)) from None
     except RefusedAction as refused:
         if refused.refusal is Refusal.NO_CARD and is_htmx(request):
             # A double click's second click: the first one's answer stands (204: nothing swapped).
@@ -122,7 +126,8 @@ async def act(
 
 @router.post("/games/{game_id}/remove", name="remove", openapi_extra=REMOVE_FORM)
 async def remove(request: Request, move: PlayersRemovalDep) -> Response:
-    """Remove the card at the posted ``position`` (a form field, 0 to 27) to the waste."""
+    """Remove the card at the posted ``position`` (a form field, 0 to N - 1 in a layout of N
+    cards: 27 in three peaks) to the waste."""
     position = move.position
 
     def do(game: Game) -> tuple[Event, frozenset[int]]:

@@ -26,6 +26,7 @@ from app.engine import (
     VariantError,
     Variants,
 )
+from app.engine.layout import LAYOUTS
 from app.engine.search.review import Difficulty
 from app.i18n import N_, current_locale
 from app.store import GameStore, StoredGame, VersionConflict
@@ -37,8 +38,8 @@ from app.web.deps import (
 )
 from app.web.leaving import left_game, remember_left, under_way
 from app.web.middleware.player_cookie import read_cookies
-from app.web.page_codes import page_code
 from app.web.presentation.daily_view import answers_open, daily_key, daily_view, day_of_page, known_day, today
+from app.web.presentation.layouts import LAYOUT_COOKIE, LayoutWord, layout_choices
 from app.web.presentation.newgame import (
     MAX_CODE_INPUT,
     WINNABLE_ONLY_COOKIE,
@@ -216,7 +217,7 @@ def deal_page(
     request: Request, code: str, store: StoreDep, pages: PagesDep, player: PlayerDep
 ) -> Response:
     try:
-        parsed = page_code(code)
+        parsed = GameCode.parse(code)
     except CodeError:
         return pages.page(
             "new.html",
@@ -267,8 +268,10 @@ def new_game(
     winnable_only: Annotated[bool, Form()] = False,
     difficulty: Annotated[Literal["", "easy", "medium", "hard", "expert"], Form()] = "",
     variant_words: Annotated[list[str], Form(alias="variants", max_length=8)] = [],  # noqa: B006
+    layout_word: Annotated[LayoutWord, Form(alias="layout")] = "three-peaks",
 ) -> Response:
     rules = Rules.from_word(rules_word)
+    layout = LAYOUTS[layout_word]
     try:
         variants = Variants.from_words(variant_words)
     except VariantError as error:
@@ -278,7 +281,7 @@ def new_game(
     def refused(code_error: str) -> Response:
         form = new_game_form(
             request, code_input=code, code_error=code_error, rules=rules,
-            winnable_only=winnable_only, variants=variants,
+            winnable_only=winnable_only, variants=variants, layout=layout,
         )
         context = new_game_context(request, form, difficulty=difficulty)
         if is_htmx(request):
@@ -299,15 +302,23 @@ def new_game(
         stored = store.create(Game(parsed), player)
     else:
         if winnable_only:  # of the difficulty asked for, if one was
-            dealt = winnable_code(rules, Difficulty(difficulty) if difficulty else None, variants)
+            dealt = winnable_code(rules, Difficulty(difficulty) if difficulty else None, variants, layout)
         else:
-            dealt = GameCode.random(rules, variants)
+            dealt = GameCode.random(rules, variants, layout)
         stored = store.create(Game(dealt), player)
     response = show_new_game(
         request, pages, store, player, stored, left=left,
-        form={"winnable_only": winnable_only, "variant_choices": variant_choices(variants)},
+        form={
+            "winnable_only": winnable_only,
+            "variant_choices": variant_choices(variants),
+            "layout_choices": layout_choices(layout),
+        },
     )
-    remembered = ((WINNABLE_ONLY_COOKIE, "1" if winnable_only else "0"), (VARIANTS_COOKIE, variants.letters))
+    remembered = (
+        (WINNABLE_ONLY_COOKIE, "1" if winnable_only else "0"),
+        (VARIANTS_COOKIE, variants.letters),
+        (LAYOUT_COOKIE, layout.word),
+    )
     for name, value in remembered:
         response.set_cookie(name, value, max_age=SETTING_MAX_AGE, samesite="lax", httponly=True)
     return response

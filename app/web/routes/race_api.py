@@ -31,7 +31,6 @@ from app.store.races import (
     is_race_game_id,
 )
 from app.web.deps import PlayerDep, RaceIdPath, StoreDep
-from app.web.page_codes import page_code
 from app.web.race_signals import LocalSignals
 from app.web.solving import winnable_code
 
@@ -178,7 +177,7 @@ def race_code(code: str | None) -> GameCode:
     if code is None:
         return winnable_code(Rules.EASY)
     try:
-        return page_code(code)
+        return GameCode.parse(code)
     except CodeError:
         raise HTTPException(422, current_locale().code_error(code)) from None
 

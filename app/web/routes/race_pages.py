@@ -329,7 +329,8 @@ def rivals_news(race: Race, player: str, now: float, told: dict[str, tuple[str, 
         if before == now_told:
             continue
         told[racer.player] = now_told
-        if before is None and status is RacerStatus.PLAYING and racer.cards_left == 28:
+        dealt = racer.cards_left == race.game_code.layout.count
+        if before is None and status is RacerStatus.PLAYING and dealt:
             continue  # nothing to say yet
         name = racer_label(racer)
         if status is RacerStatus.WON:

@@ -32,7 +32,6 @@ from app.i18n import current_locale
 from app.store import GameStore
 from app.store.base import GameResult
 from app.web.deps import PagesDep, PlayerDep, StoreDep
-from app.web.page_codes import page_code
 from app.web.presentation.daily_view import answers_open, daily_key, day_of_page
 from app.web.presentation.render import Pages, is_htmx
 from app.web.solving import analyses
@@ -93,7 +92,7 @@ def read_link(code: str, line_text: str, step: str | None) -> tuple[Review, int]
     """The review a link names and the step it shows; raises :class:`BadLink`."""
     words = current_locale()
     try:
-        parsed = page_code(code)
+        parsed = GameCode.parse(code)
     except CodeError:
         raise BadLink("bad_code", words.code_error(code)) from None
     try:
@@ -319,7 +318,7 @@ def api_replay(
 def difficulty_fragment(request: Request, code: str, pages: PagesDep) -> Response:
     """The deal's difficulty, for the result box (loaded on its own: it runs the solver)."""
     try:
-        parsed = page_code(code)
+        parsed = GameCode.parse(code)
     except CodeError:
         return bad_link_page(request, pages, BadLink("bad_code", current_locale().code_error(code)))
     rating = difficulty_word(deal_difficulty(parsed))
