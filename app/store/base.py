@@ -30,6 +30,7 @@ from typing import Final, TypeVar
 from anyio import to_thread
 
 from app.engine import Game, GameCode, Rules, Variants
+from app.engine.layout import THREE_PEAKS, Layout
 from app.store.attempts import LEADERBOARD_SIZE, Attempt, Leaderboard, day_end
 from app.store.races import RaceRooms
 
@@ -369,7 +370,8 @@ class DealRecord:
 
 @dataclass(frozen=True, slots=True)
 class PlayerStats:
-    """A player's statistics of one rule set with one set of variants (none: the standard game)."""
+    """A player's statistics of one rule set with one set of variants (none: the standard game)
+    on one layout (three peaks: the layout of the daily deal and of every code of before)."""
 
     rules: Rules
     variants: Variants
@@ -385,6 +387,7 @@ class PlayerStats:
     """The longest run of removals without a draw in any game with a result."""
     fastest_win: float | None = None
     """The fewest seconds a won game took (games won before the clock was kept do not count)."""
+    layout: Layout = THREE_PEAKS
 
     @property
     def win_rate(self) -> float:

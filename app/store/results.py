@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from app.engine import STANDARD, Game, GameCode, Rules, Variants
+from app.engine.layout import LAYOUT_LETTERS, LAYOUTS, THREE_PEAKS, Layout
 from app.engine.line import Line
 from app.store.base import GameResult, PlayerStats
 
@@ -38,9 +39,14 @@ def run_and_time(game: Game) -> tuple[int, float | None]:
 
 
 def kind_letters(code: GameCode) -> str:
-    """What a result's statistics are kept under: its code's rules and variant letters
-    (``E``, ``CWJ``), as the code writes them."""
-    return code.rules.letter + code.variants.letters
+    """What a result's statistics are kept under: its code's rules, layout and variant letters
+    (``E``, ``CWJ``, ``CUO``), as the code writes them."""
+    return code.rules.letter + code.layout.letter + code.variants.letters
+
+
+def _kind(letters: str) -> tuple[Rules, Layout, Variants]:
+    layout = LAYOUT_LETTERS.get(letters[1:2], THREE_PEAKS)
+    return Rules(letters[0]), layout, Variants.parse(letters[1 + bool(layout.letter) :])
 
 
 def stats_by_kind(
@@ -49,26 +55,31 @@ def stats_by_kind(
     """A player's statistics per rule set and variants, from their results in game order:
     (kind letters, won, score, longest run, seconds) each.
 
-    Both standard rule sets come first, always (a new player sees their columns at 0); then
-    each rule set with variants that the player has a result in, easy before classic, fewer
-    variants first, in the variants' order (``EO`` before ``EJ`` before ``EOJ``).
+    Both standard rule sets of three peaks come first, always (a new player sees their
+    columns at 0); then each rule set with variants that the player has a result in, easy
+    before classic, fewer variants first, in the variants' order (``EO`` before ``EJ`` before
+    ``EOJ``); then the same of each other layout the player has a result in, in the layouts'
+    order.
     """
     kinds: dict[str, list[tuple[bool, int, int | None, float | None]]]
     kinds = {rules.letter: [] for rules in Rules}
     for letters, won, score, longest_run, seconds in rows:
         kinds.setdefault(letters, []).append((bool(won), score, longest_run, seconds))
-    kind = {letters: (Rules(letters[0]), Variants.parse(letters[1:])) for letters in kinds}
+    kind = {letters: _kind(letters) for letters in kinds}
+    layouts = list(LAYOUTS.values())
     order = sorted(
         kinds,
         key=lambda letters: (
-            len(letters) > 1,
+            layouts.index(kind[letters][1]),
+            bool(kind[letters][2]),
             list(Rules).index(kind[letters][0]),
             len(letters),
-            [not on for on in _flags(kind[letters][1])],
+            [not on for on in _flags(kind[letters][2])],
         ),
     )
     return [
-        player_stats_of(kind[letters][0], kinds[letters], kind[letters][1]) for letters in order
+        player_stats_of(kind[letters][0], kinds[letters], kind[letters][2], kind[letters][1])
+        for letters in order
     ]
 
 
@@ -80,9 +91,10 @@ def player_stats_of(
     rules: Rules,
     results: list[tuple[bool, int, int | None, float | None]],
     variants: Variants = STANDARD,
+    layout: Layout = THREE_PEAKS,
 ) -> PlayerStats:
-    """A player's statistics of one rule set and variants from their results in game order:
-    (won, score, longest run, seconds) each."""
+    """A player's statistics of one rule set, variants and layout from their results in game
+    order: (won, score, longest run, seconds) each."""
     wins = [score for won, score, _, _ in results if won]
     current, longest = streaks([won for won, _, _, _ in results])
     runs = [run for _, _, run, _ in results if run is not None]
@@ -97,6 +109,7 @@ def player_stats_of(
         longest,
         max(runs, default=None),
         min(times, default=None),
+        layout,
     )
 
 

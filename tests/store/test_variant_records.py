@@ -104,6 +104,18 @@ def test_statistics_order_standard_first_then_fewer_variants() -> None:
     assert kind_letters(GameCode.parse("tp1-cjw-aaaaaab")) == "CWJ"
 
 
+def test_statistics_of_other_layouts_come_after_three_peaks_each_grouped_alike() -> None:
+    """Layouts (issue 25): a result counts under its code's rules, layout and variants
+    letters; each other layout follows three peaks, in the layouts' order, grouped alike."""
+    rows = [(letters, True, 10, 1, 2.0) for letters in ("CUO", "EV", "EO", "CU", "EDJ", "C", "EVT")]
+    stats = stats_by_kind(rows)
+    order = [s.rules.letter + s.layout.letter + s.variants.letters for s in stats]
+    assert order == ["E", "C", "EO", "EDJ", "EV", "EVT", "CU", "CUO"]
+    assert [s.played for s in stats] == [0, 1, 1, 1, 1, 1, 1, 1]
+    assert kind_letters(GameCode.parse("tp1-cjuw-aaaaaab")) == "CUWJ"
+    assert kind_letters(GameCode.parse("TP1-EH-AAAAAAB")) == "EH"
+
+
 @pytest.mark.parametrize("database_url", SQL_BACKENDS, indirect=True)
 def test_schema_step_3_makes_room_for_variant_codes(database_url: str) -> None:
     """A database made at schema 2 (codes of 16 characters, the rules letter alone) opens at

@@ -163,3 +163,30 @@ def test_a_bad_layout_in_the_window_is_refused_and_deals_nothing(client: TestCli
     assert answer.status_code == 422
     assert client.get("/", follow_redirects=False).headers["location"] == current  # no game dealt
     assert client.cookies.get("tp_layout") is None
+
+
+def test_results_and_statistics_are_kept_per_layout(client: TestClient) -> None:
+    """A game with a result on the valley counts in the valley's column of /stats, not in three
+    peaks'; the deal's record is its code's; the API names each entry's layout."""
+    valley = code_of(LAYOUTS["valley"], 4, Rules.CLASSIC)
+    analysis = analyse(valley)
+    line = analysis.winning_line(0, 0, analysis.waste_after[0])
+    assert line is not None
+    game_id = game_id_of(client.get(f"/g/{valley.text()}").text)
+    for action in line:
+        if action.position is None:
+            client.post(f"/games/{game_id}/draw", headers=HX)
+        else:
+            client.post(f"/games/{game_id}/remove", data={"position": action.position}, headers=HX)
+    entries = client.get("/api/players/me/stats").json()["stats"]
+    stats = {(s["layout"], s["rules"], tuple(s["variants"])): s for s in entries}
+    assert stats[("valley", "classic", ())]["won"] == 1 and stats[("valley", "classic", ())]["played"] == 1
+    assert stats[("three-peaks", "classic", ())]["played"] == 0
+    record = client.get(f"/api/deals/{valley.text()}/record").json()
+    assert record["layout"] == "valley" and record["wins"] == 1
+    assert client.get(f"/api/deals/{code_of(THREE_PEAKS, 4, Rules.CLASSIC).text()}/record").json()["wins"] == 0
+    page = client.get("/stats", headers={"Accept-Language": "uk"}).text
+    section = page.split('id="layout-stats-valley"')[1].split("</section>")[0]
+    assert layout_names("uk")["valley"] in section
+    assert re.search(r'<th scope="col" id="stats-CV">', section)
+    assert 'id="layout-stats-diamonds"' not in page  # no result there: no section

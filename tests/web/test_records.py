@@ -57,6 +57,7 @@ def test_record_of_a_deal_nobody_finished(client: TestClient) -> None:
     assert response.json() == {
         "code": "TP1-E-AAAAAAB",
         "rules": "easy",
+        "layout": "three-peaks",
         "variants": [],
         "wins": 0,
         "finished": 0,
@@ -107,7 +108,7 @@ def test_my_stats(client: TestClient) -> None:
     assert fresh == {
         "display_name": None,
         "stats": [
-            {"rules": r, "variants": [], "played": 0, "won": 0, "win_rate": 0.0, "best_score": None,
+            {"rules": r, "layout": "three-peaks", "variants": [], "played": 0, "won": 0, "win_rate": 0.0, "best_score": None,
              "current_streak": 0, "longest_streak": 0, "longest_run": None, "fastest_win": None}
             for r in ("easy", "classic")
         ],

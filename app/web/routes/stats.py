@@ -32,6 +32,7 @@ from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine import CodeError, GameCode, Status
+from app.engine.layout import LAYOUTS
 from app.i18n import current_locale
 from app.store.base import (
     DISPLAY_NAME_MAX,
@@ -150,6 +151,7 @@ class BestUnfinished(HolderOut):
 class DealRecordOut(BaseModel):
     code: str
     rules: Literal["easy", "classic"]
+    layout: str = Field(default="three-peaks", description="The layout, as a new game's `layout` names it")
     variants: list[str] = Field(
         default_factory=list,
         description="The variants, as a new game's `variants` names them (empty: the standard game)",
@@ -165,6 +167,7 @@ class DealRecordOut(BaseModel):
 
 class StatsOut(BaseModel):
     rules: Literal["easy", "classic"]
+    layout: str = Field(default="three-peaks", description="The layout, as a new game's `layout` names it")
     variants: list[str] = Field(
         default_factory=list,
         description="The variants, as a new game's `variants` names them (empty: the standard game)",
@@ -220,6 +223,7 @@ def deal_record_out(code: GameCode, record: DealRecord | None, viewer: str) -> D
     return DealRecordOut(
         code=code.text(),
         rules=code.rules.word,  # type: ignore[arg-type]
+        layout=code.layout.word,
         variants=code.variants.words,
         wins=record.wins if record else 0,
         finished=record.finished if record else 0,
@@ -233,6 +237,7 @@ def deal_record_out(code: GameCode, record: DealRecord | None, viewer: str) -> D
 def stats_out(stats: PlayerStats) -> StatsOut:
     return StatsOut(
         rules=stats.rules.word,  # type: ignore[arg-type]
+        layout=stats.layout.word,
         variants=stats.variants.words,
         played=stats.played,
         won=stats.won,
@@ -302,9 +307,15 @@ def stats_context(
     saved: bool = False,
 ) -> dict[str, Any]:
     name = store.display_name(player)
+    stats = store.player_stats(player)
     return {
         "request": request,
-        "stats": store.player_stats(player),
+        "stats": stats,
+        "layout_stats": [
+            (layout, kinds)
+            for layout in LAYOUTS.values()
+            if layout.letter and (kinds := [s for s in stats if s.layout is layout])
+        ],
         "display_name": name,
         "name_input": name if name_input is None else name_input[:MAX_NAME_INPUT],
         "name_error": name_error,
