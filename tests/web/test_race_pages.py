@@ -7,7 +7,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from app.engine import GameCode
+from app.engine import GameCode, Rules, Variants
 from app.store import MemoryStore
 from tests.support import won_deal
 
@@ -94,3 +94,26 @@ def test_race_a_friend_from_the_new_game_window(client: TestClient, store: Memor
     assert typed.status_code == 303
     assert store.race(typed.headers["location"].rsplit("/", 1)[1]).code == "TP1-E-AAAAAAB"  # type: ignore[union-attr]
     assert client.post("/races", data={"variants": ["nonsense"]}).status_code == 422
+
+
+def test_a_typed_code_gets_the_ticked_variants_when_it_names_none(client: TestClient, store: MemoryStore) -> None:
+    """The New game window's "Race a friend" with a code typed: a code naming no variant is
+    raced with the variants ticked (its number, rules and layout kept); a code naming some is
+    raced as it is, whatever is ticked."""
+
+    def raced(data: dict[str, object]) -> GameCode:
+        answer = client.post("/races", data=data, headers={"HX-Request": "true"})
+        assert answer.status_code == 204, answer.text
+        race = store.race(answer.headers["HX-Redirect"].rsplit("/", 1)[1])
+        assert race is not None
+        return GameCode.parse(race.code)
+
+    plain = GameCode.parse("TP1-C-AAAAAAB")
+    ticked = ["open_peaks", "traditional"]
+    got = raced({"code": plain.text().lower(), "rules": "easy", "variants": ticked})
+    assert got == GameCode(plain.rules, plain.number, Variants.from_words(ticked), plain.layout)
+    assert got.variants != plain.variants and got.rules is Rules.CLASSIC  # the code's rules, not the radio's
+    own = GameCode(Rules.EASY, 777, Variants.from_words(["joker"]))
+    assert raced({"code": own.text(), "variants": ticked}) == own  # the code's own variants
+    assert raced({"code": plain.text()}) == plain  # nothing ticked: the code as typed
+    assert client.post("/races", data={"code": plain.text(), "variants": ["nonsense"]}).status_code == 422

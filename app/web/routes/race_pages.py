@@ -26,7 +26,7 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
-from app.engine import Rules, VariantError, Variants
+from app.engine import STANDARD, GameCode, Rules, VariantError, Variants
 from app.i18n import current_locale
 from app.store import GameStore
 from app.store.races import (
@@ -167,15 +167,19 @@ async def new_race(
     variant_words: Annotated[list[str], Form(alias="variants", max_length=8)] = [],  # noqa: B006
 ) -> Response:
     """"Race a friend": a room for the deal given (the result box's, or a code typed in the New
-    game window), else for a random winnable deal of the rules and variants chosen there. The
-    New game window's button sends its form here (htmx: ``HX-Redirect`` to the room)."""
+    game window), else for a random winnable deal of the rules and variants chosen there. A
+    typed code that names variants is raced as it is; one that names none gets the variants
+    ticked in the window (its deal number, rules and layout stay the code's). The New game
+    window's button sends its form here (htmx: ``HX-Redirect`` to the room)."""
+    try:
+        variants = Variants.from_words(variant_words)
+    except VariantError as error:
+        raise HTTPException(422, str(error)) from None
     if code.strip():
-        dealt = race_code(code.strip())
+        typed = race_code(code.strip())
+        named = typed.variants != STANDARD
+        dealt = typed if named else GameCode(typed.rules, typed.number, variants, typed.layout)
     else:
-        try:
-            variants = Variants.from_words(variant_words)
-        except VariantError as error:
-            raise HTTPException(422, str(error)) from None
         dealt = await to_thread.run_sync(winnable_code, Rules.from_word(rules_word), None, variants)
     race = await to_thread.run_sync(make_race, store, player, dealt)
     if request.headers.get("hx-request") == "true":
