@@ -197,7 +197,10 @@ class _Slots:
             card = Card.from_index(card_index) if card_index >= 0 else None
             place = card_classes(layout if layout is not None else next(iter(LAYOUT_INDEX)))[position]
             view = Slot(position, card, card is not None, removed, turned, hinted, covered, place)
-            found = str(self._macro(view, words.card_words(card) if card else "", words.hidden_card))
+            name = words.card_words(card) if card else ""
+            # (Open peaks: a face-up card still covered says so in its name.)
+            label = words.gettext("%(card)s, covered") % {"card": name} if covered else name
+            found = str(self._macro(view, name, words.hidden_card, label))
             if len(kept) >= self.MOST:
                 kept.clear()
             found = kept[key] = found.strip()
