@@ -56,7 +56,7 @@ def test_open_peaks(new_page) -> None:  # type: ignore[no-untyped-def]
     expect(page.locator("#peaks button.card.face")).to_have_count(28)
     expect(page.locator("#peaks .card.covered")).to_have_count(18)
     top = Game(code).deal.tableau[0]
-    expect(page.locator("#card-0")).to_have_accessible_name(top.words())
+    expect(page.locator("#card-0")).to_have_accessible_name(f"{top.words()}, covered")
     page.locator("#card-0").focus()
     page.keyboard.press("Enter")  # shown, but covered: refused
     expect(page.locator("#moves")).to_have_text("0")
