@@ -14,6 +14,7 @@ from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Game, GameCode, Rules
 from app.engine.rules import PEAK_BONUS
+from app.web.presentation.views import TABLEAU_ORDER
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.states import (
     BROWSER_LOCALES,
@@ -394,9 +395,22 @@ def test_one_live_region_says_what_each_action_did(new_page) -> None:  # type: i
                 said.append(won_words(lang, game))
             else:
                 said.append(says(lang, "Score %(score)s.", score=game.score))
+            if action == DRAW and game.status.value == "playing":  # whether a move is possible now
+                said.append(can_be_played(lang, game))
             expect(page.locator("#status")).to_have_text(" ".join(said))
             assert page.locator(LIVE).count() == 1
         assert game.status.value == "won"
+
+
+def can_be_played(lang: str, game: Game) -> str:
+    """What a draw adds, from the catalog: the cards that can be played now, in the board's order."""
+    playable = set(game.playable_positions())
+    cards = [card_name(lang, game.deal.tableau[p]) for p in TABLEAU_ORDER if p in playable]
+    if cards:
+        return says(lang, "Can be played now: %(cards)s.", cards=", ".join(cards))
+    if game.stock_count:
+        return says(lang, "No card can be played now: draw from the stock.")
+    return says(lang, "No card can be played now.")
 
 
 def test_the_blocked_game_and_undo_are_announced(new_page) -> None:  # type: ignore[no-untyped-def]
