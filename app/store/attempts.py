@@ -61,7 +61,9 @@ FIELDS: Final = tuple(f.name for f in dataclasses.fields(AttemptRow))
 
 
 def new_row(day: dt.date, player: str, game_id: str, game: Game, *, late: bool, now: float) -> AttemptRow:
-    """The row of a game that has just become the player's attempt (or late game) of ``day``."""
+    """The row of a game that has just become the player's attempt (or late game) of ``day``.
+    A game that has ended already (a race's game of the deal, played before the daily page
+    was opened) is an attempt that has ended: as it ended."""
     row = AttemptRow(
         day=day_text(day),
         player=player,
@@ -81,7 +83,10 @@ def new_row(day: dt.date, player: str, game_id: str, game: Game, *, late: bool, 
         last_action=None,
         at=now,
     )
-    return dataclasses.replace(row, board_key=_key(row))
+    row = dataclasses.replace(row, board_key=_key(row))
+    if game.status is not Status.PLAYING:
+        return progressed(row, game, now) or row
+    return row
 
 
 def _key(row: AttemptRow) -> int:

@@ -68,6 +68,18 @@ def test_one_attempt_per_player_and_day(store: GameStore, clock: Clock) -> None:
 
 
 @ALL
+def test_a_game_that_has_ended_already_begins_an_attempt_that_has_ended(store: GameStore, clock: Clock) -> None:
+    """(A race's game of the day's deal, finished before the player opens the daily page.)"""
+    code, _, line = two_wins(Rules.EASY)
+    stored = play(store, clock, store.create(Game(code), "ann"), line, step=2.0)
+    assert stored.game.status.value == "won"
+    assert store.begin_attempt(today(clock), "ann", stored, late=False)
+    mine = store.attempt(today(clock), "ann")
+    assert mine is not None and mine.ended and mine.won and mine.score == stored.game.score
+    assert mine.rank == 1 and [a.player for a in store.leaderboard(today(clock)).rows] == ["ann"]
+
+
+@ALL
 def test_the_order_hints_and_ranks(store: GameStore, clock: Clock) -> None:
     code, low, high = two_wins(Rules.EASY)
     day = today(clock)

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
+from markupsafe import escape
 
 from app.engine import DRAW, Game, GameCode, Status
 from app.engine.daily import daily_code
@@ -192,3 +193,35 @@ def test_the_api_begins_the_ranked_attempt(ann: TestClient, clock: Clock) -> Non
     you = ann.get("/api/daily").json()["you"]
     assert you["won"] and you["rank"] == 1 and you["ranked"]
     assert GameCode.parse(made["code"]) == CODE
+
+
+@pytest.mark.parametrize("lang", ["en", "he", "uk", "th"])
+def test_a_future_date_says_so_in_every_language(ann: TestClient, daily_store: MemoryStore, lang: str) -> None:
+    from app.i18n import get_locale
+    from app.web.routes.challenge import FUTURE_DATE
+
+    page = ann.get("/daily/2026-12-04", headers={"Accept-Language": lang})
+    expected = get_locale(lang).gettext(FUTURE_DATE) % {"date": "2026-12-04"}
+    assert page.status_code == 404 and f'lang="{lang}"' in page.text
+    assert str(escape(expected)) in page.text
+    assert (lang == "en") == (str(escape(FUTURE_DATE % {"date": "2026-12-04"})) in page.text)  # translated
+    assert len(daily_store._games) == 0
+
+
+def test_the_calendar_goes_back_a_month_and_marks_late_days(ann: TestClient, clock: Clock) -> None:
+    """At a fixed clock: today (3 Dec) blocked; 30 Nov played on 3 Dec is late; the month
+    before has arrows both ways, this month none forward; a month to come is refused."""
+    game_id = game_id_of(ann.get("/daily/2026-12-03").text)
+    play(ann, clock, game_id, blocked_line())
+    ann.get("/daily/2026-11-30")  # a past day's deal, begun today: late
+    december = ann.get("/daily/calendar").text
+    assert re.search(r'class="day state-blocked[^"]*"[^>]*>\s*<a href="/daily/2026-12-03" id="day-2026-12-03"', december)
+    assert 'id="calendar-previous" href="/daily/calendar?month=2026-11"' in december
+    assert 'id="calendar-next"' not in december and 'id="day-2026-12-04"' not in december  # not yet playable
+    november = ann.get("/daily/calendar?month=2026-11").text
+    assert re.search(r'class="day state-late[^"]*"[^>]*>\s*<a href="/daily/2026-11-30" id="day-2026-11-30"', november)
+    assert re.search(r'class="day state-not-played[^"]*"[^>]*>\s*<a href="/daily/2026-11-29"', november)
+    assert 'href="/daily/calendar?month=2026-10"' in november and 'href="/daily/calendar?month=2026-12"' in november
+    assert ann.get("/api/daily/2026-11-30").json()["you"] is None  # late: never ranked
+    assert ann.get("/daily/calendar?month=2027-01").status_code == 422
+    assert ann.get("/daily/calendar?month=2026-13").status_code == 422
