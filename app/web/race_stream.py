@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dt
 import hashlib
-import logging
 import math
 import signal
 import time
@@ -36,11 +34,9 @@ from fastapi import HTTPException
 
 from app.i18n import N_
 from app.store import GameStore
-from app.store.races import ROOM_IDLE_S, Race, RaceStatus
+from app.store.races import Race, RaceStatus
 from app.web.race_signals import LocalSignals
 from app.web.routes.race_api import read_race
-
-log = logging.getLogger("tripeaks.races")
 
 SEEN_EVERY_S: Final = 15.0
 """How often a connected racer is marked as still there (``Racer.seen``)."""
@@ -184,19 +180,6 @@ def next_change(race: Race, now: float) -> float:
 
 def digest(html: str) -> str:
     return hashlib.blake2s(html.encode(), digest_size=9).hexdigest()
-
-
-async def clean_idle_rooms(store: GameStore, every_s: float = 3600.0) -> None:
-    """Remove race rooms idle for :data:`ROOM_IDLE_S`, now and then every hour (a task of the
-    app's lifespan); a failure is logged and tried again next time."""
-    while True:
-        try:
-            removed = await to_thread.run_sync(store.cleanup_races, dt.timedelta(seconds=ROOM_IDLE_S))
-            if removed:
-                log.info("removed %d idle race rooms", removed)
-        except Exception:
-            log.exception("idle race room cleanup failed; trying again later")
-        await asyncio.sleep(every_s)
 
 
 async def mark_seen(store: GameStore, race: Race, player: str, now: float) -> None:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import json
 
-from starlette.types import Send
+from starlette.types import Scope, Send
+
+
+def header(scope: Scope, name: bytes) -> str | None:
+    """The request's first header called ``name`` (lower case), as text, or ``None``."""
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return bytes(value).decode("latin-1")
+    return None
 
 
 async def send_json_error(send: Send, status: int, detail: str) -> None:

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.web.middleware.headers import send_json_error
+from app.web.middleware.headers import header, send_json_error
 
 CSP: Final = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -38,21 +38,14 @@ SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 DOCS_PATHS: Final = frozenset({"/docs", "/redoc", "/docs/oauth2-redirect"})
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers", ()):
-        if key == name:
-            return str(value.decode("latin-1"))
-    return None
-
-
 def is_cross_site(scope: Scope) -> bool:
-    site = _header(scope, b"sec-fetch-site")
+    site = header(scope, b"sec-fetch-site")
     if site is not None:
         return site not in ("same-origin", "none")
-    origin = _header(scope, b"origin")
+    origin = header(scope, b"origin")
     if origin is None:
         return False
-    host = _header(scope, b"host")
+    host = header(scope, b"host")
     try:
         return origin == "null" or urlsplit(origin).netloc != host
     except ValueError:

@@ -6,6 +6,9 @@
   is refused (422, a clear message) and changes nothing.
 * ``POST /settings/sound``: sound on or off, the switch in the game page's top bar (an htmx
   request gets the switch back; a plain form post goes back to the page it came from).
+* ``POST /settings/language``: the language (``tp_lang``), which
+  :class:`~app.web.middleware.language.LocaleMiddleware` then picks for every request; the
+  same page is shown again in that language.
 
 Every choice is kept 400 days, like Error help.
 """
@@ -14,18 +17,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Annotated, Any, Final
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.i18n import N_, current_locale
+from app.i18n import LANGUAGE_COOKIE, LANGUAGES, N_, current_locale
 from app.web.deps import PagesDep
-from app.web.middleware.language import back_to
 from app.web.middleware.player_cookie import read_cookies
 from app.web.presentation.render import is_htmx
 from app.web.presentation.sound import SOUND_COOKIE, sound_on
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter()
 
 SETTING_MAX_AGE: Final = 400 * 24 * 3600
 DISPLAY_PAGE: Final = "display.html"
@@ -88,14 +91,14 @@ def _context(request: Request, chosen: dict[str, str], **extra: Any) -> dict[str
     return {"request": request, "questions": questions, "oob": False, "saved": False, "error": None, **extra}
 
 
-@router.get("/display", name="display")
+@router.get("/display", name="display", include_in_schema=False)
 def display_page(request: Request, pages: PagesDep) -> Response:
     chosen = {choice.field: choice.of(request) for choice in CHOICES}
     saved = request.query_params.get("saved") == "1"
     return pages.page(DISPLAY_PAGE, _context(request, chosen, saved=saved))
 
 
-@router.post("/display", name="choose_display")
+@router.post("/display", name="choose_display", include_in_schema=False)
 def choose_display(
     request: Request,
     pages: PagesDep,
@@ -114,7 +117,7 @@ def choose_display(
     return response
 
 
-@router.post("/settings/sound", name="toggle_sound")
+@router.post("/settings/sound", name="toggle_sound", include_in_schema=False)
 def toggle_sound(request: Request, pages: PagesDep) -> Response:
     """Sound on or off (on by default); the switch in the game page's top bar."""
     on = not sound_on(request)
@@ -124,3 +127,34 @@ def toggle_sound(request: Request, pages: PagesDep) -> Response:
     else:
         response = RedirectResponse(back_to(request), status_code=303)
     return _remember(request, response, SOUND_COOKIE, "1" if on else "0")
+
+
+def back_to(request: Request) -> str:
+    """The page the form was sent from (a path on this site), else the home page."""
+    referer = request.headers.get("referer", "")
+    try:
+        parts = urlsplit(referer)
+    except ValueError:
+        return "/"
+    if parts.netloc != request.url.netloc or not parts.path.startswith("/") or parts.path.startswith("//"):
+        return "/"
+    if parts.path.startswith("/settings/"):
+        return "/"
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+@router.post("/settings/language", name="choose_language")
+def set_language(request: Request, lang: Annotated[str, Form(max_length=16)] = "") -> Response:
+    """Remember the chosen language (an unknown one is ignored) and show the page again.
+
+    Without JavaScript: a redirect back to the page. With htmx: ``HX-Refresh``, so
+    htmx reloads the page it is on (which may be a URL it pushed).
+    """
+    response: Response
+    if request.headers.get("hx-request") == "true":
+        response = Response(status_code=200, headers={"HX-Refresh": "true"})
+    else:
+        response = RedirectResponse(back_to(request), status_code=303)
+    if lang in LANGUAGES:
+        _remember(request, response, LANGUAGE_COOKIE, lang)
+    return response

@@ -14,8 +14,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.web.deps import PagesDep
-from app.web.middleware.language import back_to
 from app.web.presentation.render import is_htmx
+from app.web.routes.display import back_to
 
 router = APIRouter(tags=["pages"])
 

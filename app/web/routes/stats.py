@@ -20,13 +20,10 @@ Routes: ``GET /api/deals/{code}/record``, ``GET /api/players/me/stats``,
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
-import logging
 from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal
 
-import anyio.to_thread
 from fastapi import APIRouter, Body, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -48,8 +45,6 @@ from app.web.deps import PagesDep, PlayerDep, StoreDep
 from app.web.presentation.charts import stats_charts
 from app.web.routes.challenge import StreaksOut, player_streaks, streaks_out
 from app.web.routes.replay import recent_games
-
-log = logging.getLogger("tripeaks.records")
 
 router = APIRouter(tags=["records"])
 
@@ -351,29 +346,9 @@ def set_name(
     return RedirectResponse("/stats?saved=1", status_code=303)
 
 
-# -- idle cleanup -----------------------------------------------------------------------------
-
-
-async def clean_idle_games(store: GameStore, idle: dt.timedelta, every: dt.timedelta) -> None:
-    """Remove idle unfinished games now and then every ``every``, in a worker thread.
-
-    Run as a task from the app's lifespan; it never blocks the event loop, and a
-    failure (the database briefly unreachable) is logged and tried again next time.
-    """
-    while True:
-        try:
-            removed = await anyio.to_thread.run_sync(store.cleanup_idle, idle)
-            if removed:
-                log.info("removed %d games idle for more than %s", removed, idle)
-        except Exception:
-            log.exception("idle game cleanup failed; trying again later")
-        await asyncio.sleep(every.total_seconds())
-
-
 __all__ = [
     "Announcement",
     "announcement",
-    "clean_idle_games",
     "record_line",
     "router",
 ]
