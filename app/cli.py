@@ -13,12 +13,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.engine import Card, CodeError, Game, RefusedAction, UnsolvedVariant, VariantError
+from app.engine.state import deal_dict
+from app.engine.words import describe_board
 
 
 def _deal(args: argparse.Namespace) -> int:
     game = Game.from_code(args.code)
     if args.json:
-        print(json.dumps(game.deal_dict()))
+        print(json.dumps(deal_dict(game)))
     else:
         print(f"{game.code_text()} ({_heading(game)})")
         print(
@@ -38,7 +40,7 @@ def _play(args: argparse.Namespace) -> int:
     game = Game.from_code(args.code)
     print(f"{game.code_text()}: type a position (0-27) to remove, d to draw, u to undo, q to quit.")
     while True:
-        print(game.describe())
+        print(describe_board(game))
         print(f"Score {game.score}, moves {game.moves}, {game.status.value}.")
         if game.is_over:
             return 0

@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.engine import Game, GameCode, Rules, Status  # noqa: E402
+from app.engine.state import state_of  # noqa: E402
 from app.store.base import GameStore, StoredGame, VersionConflict  # noqa: E402
 from app.store.memory import MemoryStore  # noqa: E402
 
@@ -242,7 +243,7 @@ def bytes_per_game(
                 break
             step(game)
         store.save(stored, game)
-        state_lengths.append(len(json.dumps(game.to_dict(), separators=(",", ":"))))
+        state_lengths.append(len(json.dumps(state_of(game), separators=(",", ":"))))
     after = database_bytes(name, where, postgres_url)
     return (after - before) / games, statistics.mean(state_lengths)
 

@@ -1,35 +1,24 @@
 """A game of TriPeaks: remove, draw, undo, score and status (SPEC sections 4-7).
 
-The state of a game is its code and its *line*: the actions still in effect,
-in order, each of which put one card on the waste (a removal from the peaks,
-or a draw from the stock). Everything else follows from the line: which
-positions are removed, how many cards were drawn, the waste card, the score.
-Undo takes the last action off the line. Two counters are kept beside it:
-``moves`` (every removal and draw ever made; it never goes down) and
-``undo_available`` (how many of the latest actions may still be undone, at most
-``undo_limit``).
+A game's state is its code and its *line*: the actions still in effect, in order, each of
+which put one card on the waste (a removal, or a draw). Everything else follows from the line
+(removed positions, cards drawn, the waste card, the score, the *run*); undo takes the last
+action off it. Beside it are kept ``moves`` (every action ever made; it never goes down),
+``undo_available`` (at most ``undo_limit``) and the *clock*, which the caller tells the time
+(:meth:`Game.note_time`): the engine reads no clock.
 
-Two things are shown beside the score but never change it: the *run* (removals in a
-row since the last draw, and the longest run of the line), derived from the line, so
-undo restores them exactly; and the *clock* (when the first action was made and, once the
-game has ended, how long it took). The engine reads no clock: the caller passes the time
-in (:meth:`Game.note_time`), and a game that is never told the time has no clock.
-
-Refused actions raise :class:`RefusedAction` carrying a :class:`Refusal` and
-leave the game exactly as it was; ``refusal_for_remove`` and friends ask
-without acting.
-
-Variants (``docs/variants.md``) are consulted at the few places the rules differ: which
-cards fit (the joker is wild, an empty waste takes any exposed card), which cards are face
-up (open peaks), and the score (traditional scoring). The deal itself comes from the code.
+Refused actions raise :class:`RefusedAction` carrying a :class:`Refusal` and leave the game as
+it was; ``refusal_for_remove`` and friends ask without acting. Variants (``docs/variants.md``)
+are consulted where the rules differ: which cards fit, which are face up, the score. The game
+as data is :mod:`app.engine.state`; the board in words, :mod:`app.engine.words`.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Final
+from typing import Final
 
 from app.engine.actions import DRAW, Action, Refusal, RefusedAction, check_position
 from app.engine.cards import Card
@@ -411,20 +400,6 @@ class Game:
     def __repr__(self) -> str:
         return f"<Game {self._code.text()} moves={self._moves} score={self.score} {self.status.value}>"
 
-    def to_dict(self) -> dict[str, Any]:
-        """The whole state as JSON-able data (:func:`app.engine.state.state_of`)."""
-        from app.engine.state import state_of
-
-        return state_of(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Game:
-        """Rebuild a game from :meth:`to_dict`; raises :class:`StateError` for anything
-        inconsistent (:func:`app.engine.state.game_from_state`)."""
-        from app.engine.state import game_from_state
-
-        return game_from_state(data)
-
     def restore(
         self, *, moves: int, undo: int, hints: int, started: float | None, ended_after: float | None
     ) -> None:
@@ -440,17 +415,3 @@ class Game:
                 self.draw()
             else:
                 self.remove(a)
-
-    # -- the board in words ----------------------------------------------------------------
-
-    def describe(self) -> str:
-        """The board in words (SPEC section 9), in English (:mod:`app.engine.words`)."""
-        from app.engine.words import describe_board
-
-        return describe_board(self, card_words=Card.words)
-
-    def deal_dict(self) -> dict[str, Any]:
-        """The full deal, every card shown (for ``tripeaks deal --json``)."""
-        from app.engine.state import deal_dict
-
-        return deal_dict(self)

@@ -1,9 +1,8 @@
 """A game as data: the stored state (its line and counters, checked on the way back in)
 and the deal as a dict (SPEC section 8's state; ``tripeaks deal --json``).
 
-:meth:`Game.to_dict <app.engine.game.Game.to_dict>` and :meth:`Game.from_dict
-<app.engine.game.Game.from_dict>` call these; a state read back is replayed move by move, so
-a stored game is always one that play can reach.
+:func:`state_of` gives a game's state and :func:`game_from_state` a game back from one; a state
+read back is replayed move by move, so a stored game is always one that play can reach.
 """
 
 from __future__ import annotations

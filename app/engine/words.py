@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from app.engine.cards import Card
+
 if TYPE_CHECKING:
     from app.engine.game import Game
 
@@ -12,7 +14,7 @@ if TYPE_CHECKING:
 def describe_board(
     game: Game,
     *,
-    card_words: Any,
+    card_words: Any = Card.words,
     hidden: str = "hidden card",
     row_names: tuple[str, ...] | None = None,
     stock_words: Any = None,
@@ -23,7 +25,7 @@ def describe_board(
     """The board in words: ``Stock: 23 cards; waste: ace of clubs. Peak tops: hidden card, ...``.
 
     Removed cards are left out, and so is a row with no card left. ``card_words``
-    names a card, ``stock_words`` says the stock (``"Stock: 23 cards"``);
+    names a card (English by default), ``stock_words`` says the stock (``"Stock: 23 cards"``);
     translations pass their own; ``row_names`` name the rows of the game's layout (its own
     English names when not given, or given for another layout's rows). ``show_all`` names
     face-down cards too. ``empty`` says the

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from app.engine import Game, GameCode, Status
+from app.engine.state import game_from_state, state_of
 from app.store.attempts import (
     LEADERBOARD_SIZE,
     Attempt,
@@ -95,7 +96,7 @@ class MemoryStore(MemoryRaces, GameStore):
     def create(self, game: Game, owner: str | None) -> StoredGame:
         game_id = new_game_id()
         with self._lock:
-            self._games[game_id] = _Row(owner, game.to_dict(), 1, next(self._seq), self._clock(), game.status)
+            self._games[game_id] = _Row(owner, state_of(game), 1, next(self._seq), self._clock(), game.status)
             if owner is not None:
                 self._make_current(owner, game_id)
                 self._bound(owner, game_id)
@@ -103,13 +104,13 @@ class MemoryStore(MemoryRaces, GameStore):
 
     def _new_game(self, game: Game, owner: str, game_id: str) -> None:
         """A racer's game (the lock held): as :meth:`create`, with the id the race chose."""
-        self._games[game_id] = _Row(owner, game.to_dict(), 1, next(self._seq), self._clock(), game.status)
+        self._games[game_id] = _Row(owner, state_of(game), 1, next(self._seq), self._clock(), game.status)
         self._make_current(owner, game_id)
         self._bound(owner, game_id)
 
     def _game(self, game_id: str) -> Game | None:
         row = self._games.get(game_id)
-        return Game.from_dict(row.state) if row is not None else None
+        return game_from_state(row.state) if row is not None else None
 
     def _display(self, player: str) -> str | None:
         found = self._players.get(player)
@@ -135,14 +136,14 @@ class MemoryStore(MemoryRaces, GameStore):
             if row is None:
                 return None
             owner, state, version = row.owner, row.state, row.version
-        return StoredGame(game_id, owner, Game.from_dict(state), version)
+        return StoredGame(game_id, owner, game_from_state(state), version)
 
     def save(self, stored: StoredGame, game: Game) -> StoredGame:
         with self._lock:
             row = self._games.get(stored.id)
             if row is None or row.version != stored.version:
                 raise VersionConflict(stored.id)
-            row.state, row.version, row.updated = game.to_dict(), stored.version + 1, self._clock()
+            row.state, row.version, row.updated = state_of(game), stored.version + 1, self._clock()
             row.status = game.status
             self._progress(stored.id, game)
             if row.status is not Status.PLAYING:
@@ -203,7 +204,7 @@ class MemoryStore(MemoryRaces, GameStore):
         row = self._games.get(game_id)
         if row is None:
             return None
-        return self._record(game_id, row, Game.from_dict(row.state))
+        return self._record(game_id, row, game_from_state(row.state))
 
     def _record(self, game_id: str, row: _Row, game: Game) -> GameResult | None:
         outcome = game_outcome(game)

@@ -25,6 +25,7 @@ from sqlalchemy.dialects import postgresql as pg_dialect
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from app.engine import Game, Status
+from app.engine.state import game_from_state, state_of
 from app.store.base import StoredGame
 from app.store.schema import DEAL_FIELDS, deals, games, players, results
 
@@ -210,7 +211,7 @@ HOLDER_NAMES = select(players.c.id, players.c.display_name).where(
 def columns(game: Game) -> dict[str, Any]:
     """The game's columns, as the statements' parameters (``b_state``, ``b_status``, …)."""
     return {
-        "b_state": _COMPACT_JSON.encode(game.to_dict()),
+        "b_state": _COMPACT_JSON.encode(state_of(game)),
         "b_status": game.status.value,
         "b_moves": game.moves,
         "b_score": game.score,
@@ -226,4 +227,4 @@ def touch(now: float) -> dict[str, float]:
 def stored_of(row: Any) -> StoredGame:
     """The stored game of a row of (id, owner, state, version)."""
     game_id, owner, state, version = row
-    return StoredGame(game_id, owner, Game.from_dict(json.loads(state)), version)
+    return StoredGame(game_id, owner, game_from_state(json.loads(state)), version)

@@ -17,6 +17,7 @@ from typing import Any, Final, TypeVar
 from sqlalchemy import Update, bindparam, delete, func, insert, select, update
 
 from app.engine import Game, GameCode, Status
+from app.engine.state import game_from_state
 from app.store import queries as q
 from app.store.queries import Db, run
 from app.store.races import (
@@ -108,7 +109,7 @@ def _counts(state: str) -> tuple[Status, int, int, int, float | None, float | No
     stock left, start and length. Kept per state text: every read of a race (each move's check,
     each signal's read for the streams) shows the same states again, and reading one replays
     its line (bench/race.py: a race read went from 8 replays to 1 per move)."""
-    game = Game.from_dict(json.loads(state))
+    game = game_from_state(json.loads(state))
     return game.status, game.score, game.cards_left(), game.stock_count, game.started_at, game.ended_after
 
 

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from app.engine import Game, GameCode
+from app.engine.state import game_from_state
 from app.store.base import (
     DealRecord,
     GameResult,
@@ -49,7 +50,7 @@ def record(db: Db, game_id: str, game: Game | None, now: float) -> GameResult | 
         return None
     seq, owner, state = row
     if game is None:
-        game = Game.from_dict(json.loads(state))
+        game = game_from_state(json.loads(state))
     outcome = game_outcome(game)
     if outcome is None:
         return None

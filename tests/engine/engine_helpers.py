@@ -6,6 +6,8 @@ import functools
 from collections.abc import Iterable
 
 from app.engine import DECK, DRAW, Card, Deal, Game, GameCode, Rules
+from app.engine.state import state_of
+from app.engine.words import describe_board
 
 
 class NodeCapReached(Exception):
@@ -164,12 +166,12 @@ def snapshot(game: Game, *, with_moves: bool = True) -> tuple[object, ...]:
 
     ``with_moves=False`` leaves out the move counter (which undo does not take back).
     """
-    state = game.to_dict()
+    state = state_of(game)
     if not with_moves:
         del state["moves"]
     return (
         state,
-        game.describe(),
+        describe_board(game),
         game.score,
         game.moves if with_moves else None,
         game.status,

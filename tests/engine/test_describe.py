@@ -13,7 +13,7 @@ H = "hidden card"
 
 
 def test_the_board_at_the_deal() -> None:
-    assert Game.from_code(DEAL_1).describe() == (
+    assert describe_board(Game.from_code(DEAL_1)) == (
         "Stock: 23 cards; waste: queen of clubs. "
         f"Peak tops: {', '.join([H] * 3)}; "
         f"row 2: {', '.join([H] * 6)}; "
@@ -30,17 +30,17 @@ def test_shape_for_every_deal_position() -> None:
     )
     game = Game.from_code(DEAL_1)
     for action in winning_line(DEAL_1):
-        text = game.describe()
+        text = describe_board(game)
         match = shape.fullmatch(text)
         assert match, text
         assert int(match.group(1)) == game.stock_count
         game.replay([action])
-    assert game.describe() == "Stock: 1 card; waste: 7 of diamonds."  # won: no board left
+    assert describe_board(game) == "Stock: 1 card; waste: 7 of diamonds."  # won: no board left
 
 
 def test_removed_cards_are_left_out_and_turned_cards_named() -> None:
     game = new_game(DEAL_1, [21, 19, 18])  # king of clubs, ace of diamonds, 2 of clubs
-    text = game.describe()
+    text = describe_board(game)
     assert text.startswith("Stock: 23 cards; waste: 2 of clubs. ")
     assert "king of clubs" not in text and "ace of diamonds" not in text
     assert f"row 3: jack of clubs, {', '.join([H] * 8)}; " in text
@@ -58,16 +58,16 @@ def test_a_row_with_no_card_left_is_left_out() -> None:
         game.replay([action])
         if all(game.is_removed(p) for p in range(18, 28)):
             break
-    assert "bottom row" not in game.describe()
+    assert "bottom row" not in describe_board(game)
 
 
 def test_stock_count_words() -> None:
     game = new_game(DEAL_1, [DRAW] * 21)
-    assert game.describe().startswith("Stock: 2 cards; ")
+    assert describe_board(game).startswith("Stock: 2 cards; ")
     game.draw()
-    assert game.describe().startswith("Stock: 1 card; ")
+    assert describe_board(game).startswith("Stock: 1 card; ")
     game.draw()
-    assert game.describe().startswith("Stock: 0 cards; ")
+    assert describe_board(game).startswith("Stock: 0 cards; ")
 
 
 def test_describe_board_options() -> None:

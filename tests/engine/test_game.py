@@ -18,6 +18,7 @@ from app.engine import (
     ranks_adjacent,
 )
 from app.engine.layout import COVERED_BY
+from app.engine.words import describe_board
 
 # TP1-E-AAAAAAB: waste QC; bottom row 2C AD 6S KC KH 10H 10S JS 10D 8S (positions 18-27).
 DEAL_1 = "TP1-E-AAAAAAB"
@@ -151,7 +152,7 @@ def test_exposure_and_face_up_follow_removals_and_undo() -> None:
             # Exactly the cards the removed card covered and that are now free turn up.
             assert turned_up == {p for p in range(28) if action in COVERED_BY[p] and spec_exposed(game, p)}
             for p in turned_up:
-                assert game.card_at(p).words() in game.describe()  # type: ignore[union-attr]
+                assert game.card_at(p).words() in describe_board(game)  # type: ignore[union-attr]
         turned_up_seen += len(turned_up)
         # Undo turns them back down, and everything is as it was.
         undone = game.copy()
@@ -171,7 +172,7 @@ def test_a_covered_card_turns_up_when_both_covers_are_gone() -> None:
     assert not game.is_exposed(12)  # 12 is covered by 21 and 22
     game.undo()
     assert not game.is_exposed(9) and not game.is_face_up(9)
-    assert "row 3: hidden card, hidden card" in game.describe()
+    assert "row 3: hidden card, hidden card" in describe_board(game)
 
 
 def test_won_with_stock_left() -> None:
@@ -260,7 +261,7 @@ def test_positions_off_the_board(position: object) -> None:
 def test_copy_is_independent() -> None:
     game = new_game(DEAL_1, [21, DRAW])
     other = game.copy()
-    assert other == game and other.describe() == game.describe()
+    assert other == game and describe_board(other) == describe_board(game)
     other.undo()
     assert other != game
     assert game.line == (Action(21), Action(None))

@@ -8,6 +8,7 @@ import pytest
 from engine_helpers import new_game, winning_line
 
 from app.engine import DRAW, Game, StateError, Status
+from app.engine.state import game_from_state, state_of
 
 DEAL_1 = "TP1-E-AAAAAAB"
 T0 = 1_800_000_000.0
@@ -79,7 +80,7 @@ def test_longest_run_counts_the_line_in_effect_not_undone_actions() -> None:
 def test_run_survives_a_round_trip_through_to_dict() -> None:
     line = winning_line(DEAL_1, 23)
     game = new_game(DEAL_1, line[:20])
-    back = Game.from_dict(json.loads(json.dumps(game.to_dict())))
+    back = game_from_state(json.loads(json.dumps(state_of(game))))
     assert (back.run, back.longest_run) == (game.run, game.longest_run)
 
 
@@ -104,7 +105,7 @@ def test_a_game_never_told_the_time_has_no_clock() -> None:
     game = new_game(DEAL_1, winning_line(DEAL_1, 23))
     assert game.status is Status.WON
     assert game.started_at is None and game.ended_after is None and game.elapsed(T0) is None
-    assert "started" not in game.to_dict() and "ended_after" not in game.to_dict()
+    assert "started" not in state_of(game) and "ended_after" not in state_of(game)
 
 
 def test_clock_stops_when_the_game_is_won() -> None:
@@ -133,7 +134,7 @@ def test_blocked_stops_the_clock_and_undo_starts_it_again() -> None:
     assert game.ended_after is None
     assert game.started_at == T0
     assert game.elapsed(T0 + 500) == 500
-    assert Game.from_dict(game.to_dict()) == game  # a stopped clock undone is a valid state
+    assert game_from_state(state_of(game)) == game  # a stopped clock undone is a valid state
 
 
 def test_undo_keeps_the_clock_running_from_the_first_action() -> None:
@@ -149,13 +150,13 @@ def test_clock_round_trips_and_old_states_without_it_load() -> None:
     game = Game.from_code(DEAL_1)
     game.draw()
     game.note_time(T0 + 0.25)
-    data = json.loads(json.dumps(game.to_dict()))
+    data = json.loads(json.dumps(state_of(game)))
     assert data["started"] == T0 + 0.25
-    back = Game.from_dict(data)
+    back = game_from_state(data)
     assert back == game and back.started_at == T0 + 0.25
-    assert back.to_dict() == game.to_dict()
+    assert state_of(back) == state_of(game)
     old = {"code": DEAL_1, "line": [-1], "moves": 1, "undo": 1}  # saved before the clock
-    loaded = Game.from_dict(old)
+    loaded = game_from_state(old)
     assert loaded.started_at is None and loaded.elapsed(T0) is None
     assert (loaded.run, loaded.longest_run) == (0, 0)
 
@@ -165,7 +166,7 @@ def test_an_ended_games_clock_round_trips() -> None:
     for i in range(23):
         game.draw()
         game.note_time(T0 + 2 * i)
-    back = Game.from_dict(json.loads(json.dumps(game.to_dict())))
+    back = game_from_state(json.loads(json.dumps(state_of(game))))
     assert back.ended_after == 44 and back.started_at == T0 and back == game
 
 
@@ -184,7 +185,7 @@ def test_an_ended_games_clock_round_trips() -> None:
 def test_forged_clocks_are_refused(clock: dict[str, object]) -> None:
     data = {"code": DEAL_1, "line": [-1], "moves": 1, "undo": 1, **clock}
     with pytest.raises(StateError):
-        Game.from_dict(data)
+        game_from_state(data)
 
 
 def test_copies_keep_the_clock_apart() -> None:

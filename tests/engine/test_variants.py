@@ -29,6 +29,8 @@ from app.engine import (
 from app.engine.search.analysis import analyse
 from app.engine.search.hints import hint
 from app.engine.search.solver import solve_code
+from app.engine.state import game_from_state, state_of
+from app.engine.words import describe_board
 
 DEAL_1 = "7D 9C 4D 8H 8D 5S JD 6D 9S JC 5D KD 3C 2D JH 5H 7H 4H 2C AD 6S KC KH 10H 10S JS 10D 8S"
 DEAL_1_WASTE = "QC"
@@ -175,8 +177,8 @@ def test_open_peaks_show_every_card_and_change_nothing_else() -> None:
     open_game, standard = Game.from_code("TP1-EO-AAAAAAB"), Game.from_code("TP1-E-AAAAAAB")
     assert all(open_game.is_face_up(p) for p in range(28))
     assert [standard.is_face_up(p) for p in range(28)] == [p >= 18 for p in range(28)]
-    assert "hidden card" not in open_game.describe() and "hidden card" in standard.describe()
-    assert "Peak tops: 7 of diamonds, 9 of clubs, 4 of diamonds" in open_game.describe()
+    assert "hidden card" not in describe_board(open_game) and "hidden card" in describe_board(standard)
+    assert "Peak tops: 7 of diamonds, 9 of clubs, 4 of diamonds" in describe_board(open_game)
     rng = random.Random(3)
     for _ in range(40):  # the same play is legal in both, with the same score
         assert open_game.playable_positions() == standard.playable_positions()
@@ -197,7 +199,7 @@ def test_empty_waste_worked_example() -> None:
     game = Game.from_code("TP1-EW-AAAAAAB")
     assert game.waste is None and game.stock_count == 24
     assert game.playable_positions() == list(range(18, 28))  # every exposed card
-    assert "waste: empty." in game.describe()
+    assert "waste: empty." in describe_board(game)
     game.remove(19)  # AD
     assert game.waste == Card.from_text("AD") and game.score == 499
     assert game.playable_positions() == [18, 21, 22]  # 2C, and under easy rules KC and KH
@@ -233,7 +235,7 @@ def test_joker_in_the_peaks_worked_example() -> None:
     game.remove(22)
     assert game.waste is JOKER
     assert game.playable_positions() == [18, 19, 20, 21, 23, 24, 25, 26, 27]
-    assert game.describe().startswith("Stock: 24 cards; waste: joker.")
+    assert describe_board(game).startswith("Stock: 24 cards; waste: joker.")
 
 
 def test_joker_on_the_waste_takes_any_exposed_card() -> None:
@@ -332,7 +334,7 @@ def test_random_play_keeps_every_variant_consistent(letters: str) -> None:
                 card = game.deal.tableau[p]
                 assert game.is_exposed(p)
                 assert game.waste is None or ranks_adjacent(card.rank, game.waste.rank, game.rules)
-        again = Game.from_dict(game.to_dict())  # a stored variant game comes back the same
+        again = game_from_state(state_of(game))  # a stored variant game comes back the same
         assert again == game and again.code.variants == Variants.parse(letters)
         if game.status is Status.BLOCKED:
             with pytest.raises(RefusedAction):

@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 from markupsafe import escape
 
 from app.engine import DRAW
+from app.engine.state import state_of
 from app.store import MemoryStore
 from tests.security.conftest import CODE, HX, AppFactory, game_id_of, live_server
 from tests.security.test_hostile_inputs import app_routes
@@ -66,7 +67,7 @@ def test_every_cross_site_change_is_refused_on_every_route(make_client: AppFacto
 
     def snapshot() -> tuple[object, ...]:
         page, api = store.get(page_id), store.get(api_id)
-        return (page and page.game.to_dict(), api and api.game.to_dict(), store.current(player).id,  # type: ignore[union-attr]
+        return (page and state_of(page.game), api and state_of(api.game), store.current(player).id,  # type: ignore[union-attr]
                 store.display_name(player), store.race(race_id), dict(victim.cookies))
 
     before = snapshot()

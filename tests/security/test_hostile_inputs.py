@@ -23,6 +23,7 @@ from fastapi.testclient import TestClient
 from starlette.routing import Mount
 
 from app.engine import CodeError, GameCode
+from app.engine.state import state_of
 from app.store import GameStore, MemoryStore
 from app.store.sql import SqlStore
 from tests.security.conftest import CODE, HX, AppFactory, game_id_of
@@ -474,8 +475,8 @@ class World:
         page, api = self.store.get(self.ids.page), self.store.get(self.ids.api)
         current = self.store.current(self.player)
         return (
-            page and (page.version, page.game.to_dict()),
-            api and (api.version, api.game.to_dict()),
+            page and (page.version, state_of(page.game)),
+            api and (api.version, state_of(api.game)),
             current and current.id,
             self.store.display_name(self.player),
         )

@@ -15,6 +15,7 @@ from app.engine.search import bound
 from app.engine.search.analysis import WON_MIN_SCORE, AnalysisCache, analyse, score_of
 from app.engine.search.hints import hint
 from app.engine.search.solver import DealSolver, solve
+from app.engine.state import state_of
 
 RULES = [Rules.EASY, Rules.CLASSIC]
 
@@ -45,10 +46,10 @@ def test_verdicts_agree_with_the_unpruned_search_late_in_games(rules: Rules) -> 
         just_drew = not game.line or game.line[-1].is_draw
         # The depth-first search alone, with its counting bound, never handed over.
         line, _ = DealSolver.for_game(game).find_win(removed, drawn, waste, just_drew)
-        assert (line is not None) == expected, game.to_dict()
+        assert (line is not None) == expected, state_of(game)
         # The whole-deal analysis, and solve() (the search, then the analysis).
         analysis = analyse(game.code, scores=False)
-        assert analysis.winnable(removed, drawn, waste) == expected, game.to_dict()
+        assert analysis.winnable(removed, drawn, waste) == expected, state_of(game)
         solution = solve(game)
         assert solution.winnable == expected
         if expected:
@@ -94,7 +95,7 @@ def test_best_scores_and_moves_agree_with_brute_force(rules: Rules) -> None:
         best_win, best_reach = brute_force_best(game)
         verdict = analyse(game.code).of(game)
         expected = best_win if best_win is not None else best_reach
-        assert verdict.best_score == expected, game.to_dict()
+        assert verdict.best_score == expected, state_of(game)
         assert verdict.winnable == (best_win is not None)
         if verdict.move is not None:  # the move keeps the best score in reach
             after = game.copy()

@@ -10,6 +10,7 @@ from app.engine.actions import Action
 from app.engine.deal import Deal, GameCode, Rules
 from app.engine.game import Game
 from app.engine.search.solver import DealSolver, solve
+from app.engine.state import state_of
 
 RULES = [Rules.EASY, Rules.CLASSIC]
 
@@ -20,7 +21,7 @@ def test_agrees_with_brute_force_on_small_positions(rules: Rules) -> None:
     for game in small_positions(11 if rules is Rules.EASY else 12, rules, 150):
         expected = brute_force(game)
         solution = solve(game)
-        assert solution.winnable == expected, game.to_dict()
+        assert solution.winnable == expected, state_of(game)
         outcomes[expected] += 1
         if expected:
             end = replays_to(game, solution.line)
@@ -43,10 +44,10 @@ def test_best_score_agrees_with_brute_force(rules: Rules) -> None:
         assert solution.score == end.score
         if best_win is not None:
             assert solution.winnable and end.is_over
-            assert solution.score == best_win, game.to_dict()
+            assert solution.score == best_win, state_of(game)
         else:
             assert not solution.winnable and not end.is_over
-            assert solution.score == best_reach, game.to_dict()
+            assert solution.score == best_reach, state_of(game)
 
 
 @pytest.mark.parametrize("rules", RULES)
@@ -111,10 +112,10 @@ def test_solves_a_game_in_progress_from_where_it_is() -> None:
     assert full.winnable
     for action in full.line[:20]:
         game.play(action)
-    before = game.to_dict()
+    before = state_of(game)
     solution = solve(game)
     assert solution.winnable
-    assert game.to_dict() == before
+    assert state_of(game) == before
     assert replays_to(game, solution.line).is_over
     assert solution.score == replays_to(game, solution.line).score
 
