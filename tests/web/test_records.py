@@ -17,7 +17,7 @@ from app.store import MemoryStore
 from app.store.base import Feat, GameStore, StoredGame
 from app.web.lifespan import clean_idle_games
 from app.web.main import create_app
-from app.web.routes.stats import announcement, record_line
+from app.web.presentation.game_context import announcement, record_line
 from app.web.settings import Settings
 from tests.i18n.po import po
 from tests.store.helpers import greedy, line_of, two_blocks, two_wins

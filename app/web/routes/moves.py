@@ -14,14 +14,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, cast
 
-from anyio import to_thread
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from fastapi.routing import APIRoute
 
 from app.engine import Game, Refusal, RefusedAction, Status
 from app.engine.actions import PositionError
-from app.store import GameStore, StoredGame
 from app.web.deps import (
     REMOVE_FORM,
     GameNotFound,
@@ -32,9 +30,9 @@ from app.web.deps import (
     load_players_game,
 )
 from app.web.presentation.clock import timed
-from app.web.presentation.render import Pages, is_htmx
+from app.web.presentation.game_context import ACTION_BLOCKS, GAME_PAGE, agame_context, page_url
+from app.web.presentation.render import is_htmx
 from app.web.presentation.views import Event, Happened, covered_by_undo, turned_by_removal
-from app.web.routes.pages import ACTION_BLOCKS, GAME_PAGE, game_context, page_url
 from app.web.routes.race_api import check_move, moved
 
 
@@ -61,22 +59,6 @@ class MoveRoute(APIRoute):
 
 
 router = APIRouter(route_class=MoveRoute)
-
-
-async def agame_context(
-    request: Request, pages: Pages, store: GameStore, player: str, stored: StoredGame, **options: Any
-) -> dict[str, Any]:
-    """:func:`game_context` for a coroutine: made on the event loop unless it would wait there
-    (reading a database server for the deal's record or the game's result, or searching what
-    an ended deal allowed), then in a worker thread."""
-    ended = stored.game.status is not Status.PLAYING
-    reads = options.get("record", True) or ended
-    searches = options.get("outlook", True) and ended
-    if searches or (reads and not store.local_reads):
-        return await to_thread.run_sync(
-            lambda: game_context(request, pages, store, player, stored, **options)
-        )
-    return game_context(request, pages, store, player, stored, **options)
 
 
 async def act(

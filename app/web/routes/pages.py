@@ -14,7 +14,6 @@ from typing import Annotated, Any, Final, Literal
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
-from markupsafe import escape
 
 from app.engine import (
     CodeError,
@@ -36,9 +35,17 @@ from app.web.deps import (
     PlayersGameDep,
     StoreDep,
 )
-from app.web.leaving import left_game, remember_left, under_way
-from app.web.middleware.player_cookie import read_cookies
-from app.web.presentation.daily_view import answers_open, daily_key, daily_view, day_of_page, known_day, today
+from app.web.leaving import remember_left, under_way
+from app.web.presentation.daily_view import daily_key, day_of_page, today
+from app.web.presentation.game_context import (
+    ERROR_HELP_COOKIE,
+    GAME_PAGE,
+    LARGE_CARDS_COOKIE,
+    error_help_on,
+    game_context,
+    large_cards_on,
+    page_url,
+)
 from app.web.presentation.layouts import LAYOUT_COOKIE, LayoutWord, layout_choices
 from app.web.presentation.newgame import (
     MAX_CODE_INPUT,
@@ -50,132 +57,11 @@ from app.web.presentation.newgame import (
 from app.web.presentation.render import Pages, is_htmx
 from app.web.presentation.variant_words import VARIANTS_COOKIE, variant_choices
 from app.web.presentation.views import Event, Happened
-from app.web.routes.replay import record_review
-from app.web.routes.stats import announcement, record_line
-from app.web.solving import Outlook, deal_outlook, hint_for, is_proven_winnable, winnable_code
+from app.web.solving import hint_for, winnable_code
 
 router = APIRouter()
 
-ERROR_HELP_COOKIE: Final = "tp_error_help"
-LARGE_CARDS_COOKIE: Final = "tp_large_cards"
 SETTING_MAX_AGE: Final = 400 * 24 * 3600
-GAME_PAGE: Final = "game.html"
-ACTION_BLOCKS: Final = ("table", "score", "moves", "run_clock", "undo", "hint", "result", "status", "words")
-
-
-def error_help_on(request: Request) -> bool:
-    return read_cookies(request.scope).get(ERROR_HELP_COOKIE) != "0"
-
-
-def large_cards_on(request: Request) -> bool:
-    return read_cookies(request.scope).get(LARGE_CARDS_COOKIE) == "1"
-
-
-def share_url(request: Request, game: Game) -> str:
-    """The absolute link that deals this game's code for whoever opens it."""
-    return f"{request.base_url}g/{game.code_text()}"
-
-
-class ShareUrl:
-    """:func:`share_url` for a template, worked out only if the template writes it: the full
-    page does, a move's blocks do not (and the request's base URL takes a while to build)."""
-
-    __slots__ = ("_game", "_request")
-
-    def __init__(self, request: Request, game: Game) -> None:
-        self._request, self._game = request, game
-
-    def __str__(self) -> str:
-        return share_url(self._request, self._game)
-
-    def __html__(self) -> str:
-        return escape(str(self))
-
-
-def waste_name(game: Game, event: Event | None) -> str:
-    """The waste card's View Transitions name (``static/tripeaks.css``): the card's own, or just
-    after a draw the name the stock's top card had, so the browser flies it from the stock."""
-    if event is not None and event.happened is Happened.DREW:
-        return f"s-{game.stock_count + 1}"
-    return "waste-empty" if game.waste is None else f"c-{game.waste.text()}"
-
-
-def share_text(game: Game) -> str:
-    """What the Share button sends with the link: the result once won, else an invitation."""
-    gettext = current_locale().gettext
-    if game.status is Status.WON:
-        return gettext("I won TriPeaks deal %(code)s with %(score)s points. Can you beat it?") % {
-            "code": game.code_text(),
-            "score": game.score,
-        }
-    return gettext("Play TriPeaks deal %(code)s with me.") % {"code": game.code_text()}
-
-
-def game_context(
-    request: Request,
-    pages: Pages,
-    store: GameStore,
-    player: str,
-    stored: StoredGame,
-    *,
-    event: Event | None = None,
-    turned: frozenset[int] = frozenset(),
-    oob: bool = False,
-    record: bool = True,
-    outlook: bool = True,
-    hint: int | None = None,
-    **extra: Any,
-) -> dict[str, Any]:
-    """What ``game.html`` shows of a stored game. ``record=False`` skips the deal's record
-    line (a database query) for responses that do not swap it; ``outlook=False`` leaves
-    what the deal allowed (a solver search, once the game has ended) to its own request.
-    ``oob=True`` is for the blocks an htmx request swaps (a move's, a hint's, a refusal's):
-    what only the whole page writes (the share button, the New game window) is left out,
-    about a sixth of a move's instructions, with the code cache (docs/performance.md)."""
-    game = stored.game
-    ended = game.status is not Status.PLAYING
-    day = known_day(daily_key(request), game.code) if ended or not oob else None
-    attempt = store.attempt(day, player) if day is not None else None
-    # (Only the record line and an ended game's result box offer the deal's answers.)
-    opened = answers_open(store, player, game.code, day) if record or ended else False
-    context: dict[str, Any] = {
-        "request": request,
-        "game_id": stored.id,
-        "game": game,
-        "status": game.status.value,
-        "tableau": pages.tableau(game, turned=turned, hint=hint),
-        "event": event,
-        "error_help": error_help_on(request),
-        "waste_name": waste_name(game, event),
-        "oob": oob,
-        "announcement": announcement(store, stored),
-        "record_line": record_line(store.deal_record(game.code), player) if record else "",
-        "record_review": record_review(store, game.code) if record and opened else None,
-        # Once a game ends, what the deal allowed (the solver's answer, kept per deal); for
-        # the day's deal not before the player's attempt has ended (no spoilers).
-        "outlook": (deal_outlook(game.code) if opened else HIDDEN_OUTLOOK) if outlook and ended else None,
-        "answers_open": opened,
-        "daily": daily_view(day, attempt, stored.id) if day is not None else None,
-    }
-    if not oob:
-        context.update(
-            share_url=ShareUrl(request, game),
-            share_text=share_text(game),
-            large_cards=large_cards_on(request),
-            proven_winnable=is_proven_winnable(game.code),
-            left_game=left_game(request, store, player, stored),
-            **new_game_form(request, rules=game.rules, winnable_only=winnable_only_on(request)),
-        )
-    context.update(extra)
-    return context
-
-
-HIDDEN_OUTLOOK: Final = Outlook(None, None)
-"""What the result box says of the deal while its answers are not open: nothing."""
-
-
-def page_url(game: Game) -> str:
-    return f"/g/{game.code_text()}"
 
 
 def deal_for(store: GameStore, player: str, code: GameCode) -> tuple[StoredGame, StoredGame | None]:

@@ -41,6 +41,7 @@ from app.store.races import (
 )
 from app.web.deps import PagesDep, PlayerDep, RaceIdPath, StoreDep
 from app.web.presentation.daily_view import daily_key, day_of_page, shown_par
+from app.web.presentation.game_context import agame_context
 from app.web.presentation.render import Pages
 from app.web.race_stream import (
     ANNOUNCE_EVERY_S,
@@ -51,7 +52,6 @@ from app.web.race_stream import (
     mark_seen,
     next_change,
 )
-from app.web.routes.moves import agame_context
 from app.web.routes.race_api import known_race, make_race, race_code, refusal, signals_of
 from app.web.solving import winnable_code
 

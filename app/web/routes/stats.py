@@ -1,18 +1,7 @@
-"""Deal records and player statistics: the JSON API, the ``/stats`` page, the game page's lines.
+"""Deal records and player statistics: the JSON API and the ``/stats`` page.
 
-For the game page (``app/web/routes/pages.py`` and ``templates/game.html``), two plain
-functions, both blocking (call them from ``def`` routes, which run in the thread pool):
-
-``record_line(record, viewer) -> str``
-    The deal's record in words, for before and during play:
-    "Record: 761 by Dana", "Record: 761 by you", "Nobody has won this deal yet;
-    best: 3 cards left by Dana", "No record yet: be the first to win this deal".
-
-``announcement(store, stored) -> Announcement | None``
-    Set only on a game that has just ended (won, or blocked) when its result made
-    history: first to win the deal, a new record, or the best unfinished result.
-    ``announcement.text`` is the sentence; ``announcement.kind`` the
-    :class:`~app.store.base.Feat` (for a CSS class).
+The game page's sentences made from them (the deal's record line, what a game that has just
+ended made history with) are in :mod:`app.web.presentation.game_context`.
 
 Routes: ``GET /api/deals/{code}/record``, ``GET /api/players/me/stats``,
 ``PUT /api/players/me/name``, ``GET /stats`` and ``POST /players/me/name``.
@@ -21,28 +10,26 @@ Routes: ``GET /api/deals/{code}/record``, ``GET /api/players/me/stats``,
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal
 
 from fastapi import APIRouter, Body, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.engine import CodeError, GameCode, Status
+from app.engine import CodeError, GameCode
 from app.engine.layout import LAYOUTS
 from app.i18n import current_locale
 from app.store.base import (
     DISPLAY_NAME_MAX,
     BadDisplayName,
     DealRecord,
-    Feat,
     GameStore,
     Holder,
     PlayerStats,
-    StoredGame,
 )
 from app.web.deps import PagesDep, PlayerDep, StoreDep
 from app.web.presentation.charts import stats_charts
+from app.web.presentation.game_context import record_line
 from app.web.routes.challenge import StreaksOut, player_streaks, streaks_out
 from app.web.routes.replay import recent_games
 
@@ -50,76 +37,6 @@ router = APIRouter(tags=["records"])
 
 STATS_PAGE: Final = "stats.html"
 MAX_NAME_INPUT: Final = 200
-
-
-# -- what the game page shows -----------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Announcement:
-    kind: Feat
-    text: str
-
-
-def cards_left(n: int) -> str:
-    return current_locale().ngettext("%(num)d card left", "%(num)d cards left", n) % {"num": n}
-
-
-def record_line(record: DealRecord | None, viewer: str | None) -> str:
-    """The deal's record in words, as the game page shows it before and during play."""
-    words = current_locale()
-    if record is not None and record.best_score is not None and record.best_holder is not None:
-        holder, score = record.best_holder, record.best_score
-        if viewer is not None and holder.player == viewer:
-            return words.gettext("Record: %(score)s by you") % {"score": score}
-        if holder.name:
-            return words.gettext("Record: %(score)s by %(name)s") % {"score": score, "name": holder.name}
-        return words.gettext("Record: %(score)s by an anonymous player") % {"score": score}
-    if (
-        record is not None
-        and record.best_cards_left is not None
-        and record.best_unfinished_holder is not None
-    ):
-        holder, left = record.best_unfinished_holder, cards_left(record.best_cards_left)
-        if viewer is not None and holder.player == viewer:
-            return words.gettext("Nobody has won this deal yet; best: %(left)s by you") % {"left": left}
-        if holder.name:
-            return words.gettext("Nobody has won this deal yet; best: %(left)s by %(name)s") % {
-                "left": left,
-                "name": holder.name,
-            }
-        return words.gettext("Nobody has won this deal yet; best: %(left)s by an anonymous player") % {
-            "left": left
-        }
-    return words.gettext("No record yet: be the first to win this deal")
-
-
-def announcement(store: GameStore, stored: StoredGame) -> Announcement | None:
-    """What the player made history with, shown when their game has just ended; else ``None``."""
-    game = stored.game
-    if game.status is Status.PLAYING:
-        return None
-    result = store.result(stored.id)
-    if result is None or not result.feats:
-        return None
-    won = game.status is Status.WON
-    if result.won != won or result.cards_left != game.cards_left():
-        return None  # an earlier, better end of this game made the history, not this one
-    words = current_locale()
-    if Feat.FIRST_WIN in result.feats:
-        return Announcement(Feat.FIRST_WIN, words.gettext("You are the first to win this deal!"))
-    if Feat.NEW_RECORD in result.feats:
-        text = words.gettext("New record! %(score)s is the best score on this deal.")
-        return Announcement(Feat.NEW_RECORD, text % {"score": result.score})
-    if Feat.BEST_UNFINISHED in result.feats:
-        record = store.deal_record(game.code)
-        left = cards_left(result.cards_left)
-        if record is not None and record.wins:
-            text = words.gettext("Your %(left)s is the best unfinished result on this deal.")
-        else:
-            text = words.gettext("Nobody has won this deal yet, and your %(left)s is its best result.")
-        return Announcement(Feat.BEST_UNFINISHED, text % {"left": left})
-    return None
 
 
 # -- JSON API ---------------------------------------------------------------------------------
@@ -344,11 +261,3 @@ def set_name(
         context = stats_context(request, store, player, name_input=name, name_error=message)
         return pages.page(STATS_PAGE, context, status_code=400)
     return RedirectResponse("/stats?saved=1", status_code=303)
-
-
-__all__ = [
-    "Announcement",
-    "announcement",
-    "record_line",
-    "router",
-]
