@@ -20,6 +20,12 @@ undo, new game when a game ends). Prints:
   load downloads, raw and gzipped.
 
     .venv/bin/python bench/web.py [--players 50] [--seconds 5] [--rounds 5] [--think 250]
+
+With ``--guard``, instead: the server CPU of a move as shipped and without each of the clever
+parts on its path (``bench/yardstick.py``: each put back to the plain way it replaced), and
+what each part saves as a share of a move (docs/performance.md, "The clever parts").
+
+    .venv/bin/python bench/web.py --guard [--players 20] [--seconds 5] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.engine import Game, Status  # noqa: E402
-from bench.yardstick import TRIVIAL_PAGE  # noqa: E402
+from bench.yardstick import PARTS, TRIVIAL_PAGE  # noqa: E402
 
 TRIVIAL: dict[str, str] = {"trivial": TRIVIAL_PAGE, "healthz": "/healthz"}
 """The trivial requests, by the name the output gives them."""
@@ -58,10 +64,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(database_url: str, data: str) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(database_url: str, data: str, without: str = "") -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     env = {
         **os.environ,
+        "TRIPEAKS_BENCH_WITHOUT": without,  # bench/yardstick.py: the plain version of these parts
         "TRIPEAKS_DATABASE_URL": database_url,
         "TRIPEAKS_DATA_DIR": data,
         "TRIPEAKS_SECRET_KEY": "bench-secret-key-0123456789abcdef",
@@ -141,8 +148,10 @@ class RawClient:
         return await self.request("GET", path)
 
     async def aclose(self) -> None:
+        """Close the connection (the next request opens a new one; the cookies are kept)."""
         if self.writer is not None:
             self.writer.close()
+            self.reader = self.writer = None
 
 
 class Player:
@@ -316,6 +325,49 @@ async def main_async(args: argparse.Namespace) -> None:
             process.wait(10)
 
 
+async def guard(args: argparse.Namespace) -> None:
+    """Server CPU per move with every clever part (as shipped) and without each one in turn:
+    one server per variant, all started at once, their move phases taken in turn each round
+    (a different order each round), so a machine that speeds up or slows down meets all."""
+    variants = ["", *PARTS]
+    with tempfile.TemporaryDirectory() as data:
+        servers = {}
+        try:
+            for variant in variants:
+                folder = Path(data) / (variant or "shipped")
+                folder.mkdir()
+                servers[variant] = start_server(args.database_url or f"sqlite:///{folder}/bench.db",
+                                                str(folder), without=variant)
+            players = {v: [Player(url, seed) for seed in range(args.players)] for v, (_, url) in servers.items()}
+            for variant in variants:
+                await asyncio.gather(*(p.new_game() for p in players[variant]))
+                await run(players[variant], "move", 1, 0)  # warm up
+            print(f"guard: {args.players} players, {args.rounds} rounds of {args.seconds:.0f} s per variant; "
+                  f"load average before {os.getloadavg()[0]:.2f}")
+            cpu: dict[str, list[float]] = {v: [] for v in variants}
+            for round_ in range(args.rounds):
+                for variant in variants[round_ % len(variants):] + variants[:round_ % len(variants)]:
+                    process = servers[variant][0]
+                    for p in players[variant]:  # idle since its last phase: the server closed them
+                        await p.client.aclose()
+                    used = cpu_seconds(process.pid)
+                    lat = await run(players[variant], "move", args.seconds, 0)
+                    cpu[variant].append((cpu_seconds(process.pid) - used) / len(lat) * 1e6)
+            shipped = statistics.median(cpu[""])
+            print(f"as shipped: server CPU {shipped:.0f} µs/move (rounds: {', '.join(f'{c:.0f}' for c in cpu[''])})")
+            for variant in variants[1:]:
+                without = statistics.median(cpu[variant])
+                print(f"without {variant:14s}: {without:5.0f} µs/move (rounds: {', '.join(f'{c:.0f}' for c in cpu[variant])}); "
+                      f"the part saves {without - shipped:+5.0f} µs, {(without - shipped) / shipped:+.1%} of a move")
+            for each in players.values():
+                for p in each:
+                    await p.client.aclose()
+        finally:
+            for process, _ in servers.values():
+                process.terminate()
+                process.wait(10)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=50)
@@ -323,7 +375,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="rounds of each phase (medians are reported)")
     parser.add_argument("--think", type=float, default=250, help="mean think time between moves, ms")
     parser.add_argument("--database-url", default="", help="the server's store (default: SQLite in a temporary folder, as shipped; memory:// for the engine alone)")
-    asyncio.run(main_async(parser.parse_args()))
+    parser.add_argument("--guard", action="store_true", help="instead: a move's server CPU with and without each "
+                        "clever part on its path (bench/yardstick.py's PARTS)")
+    args = parser.parse_args()
+    asyncio.run(guard(args) if args.guard else main_async(args))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""The app ``bench/web.py`` serves: the app as shipped, plus the benchmark's trivial page.
+"""The app ``bench/web.py`` serves: the app as shipped, plus the benchmark's trivial page, and
+with ``TRIPEAKS_BENCH_WITHOUT`` the plain version of any of the move's clever parts.
 
 ``bench/web.py`` compares a move with the cheapest request that goes the way the app's pages
 go: a plain ``def`` route, so one hop to the thread pool, through every middleware, the
@@ -6,16 +7,96 @@ player's cookie read and its signature checked. That was ``/healthz`` when the b
 targets were set (0.57 at 08f8c2c); since 7ad3088 ``/healthz`` is a coroutine that skips the
 player cookie (monitors get none), about a third of that cost, so it no longer stands for a
 page. Both are measured; docs/performance.md gives the two ratios.
+
+Each clever part on the move's path is kept only while it pays (docs/performance.md, "The
+clever parts"); ``TRIPEAKS_BENCH_WITHOUT=move-route,render-context,...`` puts back, for the
+bench alone, the plain way each one replaced (:data:`PARTS`), so ``bench/web.py --guard``
+can measure a move with and without it.
 """
 
 from __future__ import annotations
 
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jinja2
 from fastapi import FastAPI
 from fastapi.responses import PlainTextResponse
+from fastapi.routing import APIRoute
 
+from app.engine import Card
+from app.i18n import Locale
 from app.web.main import create_app as create_shipped_app
+from app.web.presentation.render import TEMPLATES_DIR, Pages, _Slots, localized
+from app.web.routes.moves import MoveRoute
 
 TRIVIAL_PAGE = "/bench/trivial"
+
+
+def plain_move_routes(app: FastAPI) -> None:
+    """The moves through FastAPI's own route handler (its dependency solving), not MoveRoute's."""
+    routes = app.router.routes
+    for i, route in enumerate(routes):
+        if isinstance(route, MoveRoute):
+            routes[i] = APIRoute(
+                route.path, route.endpoint, methods=route.methods, name=route.name,
+                openapi_extra=route.openapi_extra,
+            )
+
+
+def plain_render_context(app: FastAPI) -> None:
+    """Jinja's own ``Template.new_context`` (it copies the template's globals at every render)."""
+    pages: Pages = app.state.pages
+
+    def context(name: str, given: Any) -> tuple[jinja2.Template, jinja2.runtime.Context]:
+        template = pages.env.get_template(name)
+        return template, template.new_context(localized(given), shared=False)
+
+    pages._context = context  # type: ignore[method-assign]
+
+
+def plain_slot_key(app: FastAPI) -> None:
+    """Each slot's HTML looked up by a tuple of its card and flags, not by one packed number."""
+    pages: Pages = app.state.pages
+    slots = _Slots(pages.env)
+    kept: dict[tuple[object, ...], str] = {}
+
+    def html(position: int, card_index: int, removed: bool, turned: bool, hinted: bool, words: Locale,
+             covered: bool = False) -> str:
+        card = Card.from_index(card_index) if card_index >= 0 else None
+        key = (position, card, covered, removed, turned, hinted, words)
+        found = kept.get(key)
+        if found is None:
+            found = kept[key] = slots.html(position, card_index, removed, turned, hinted, words, covered)
+        return found
+
+    pages._slot = html  # type: ignore[method-assign]
+
+
+def plain_run_clock(app: FastAPI) -> None:
+    """The run-and-clock block as an include of its own template, not inline in game.html."""
+    pages: Pages = app.state.pages
+    page = (Path(TEMPLATES_DIR) / "game.html").read_text()
+    found = re.search(r"(\{% block run_clock %\})(.*?)(\{% endblock %\})", page, re.S)
+    assert found is not None, "game.html has no run_clock block"
+    included = page[: found.start(2)] + '{% include "_bench_run_clock.html" %}' + page[found.end(2):]
+    pages.env.loader = jinja2.ChoiceLoader([
+        jinja2.DictLoader({"game.html": included, "_bench_run_clock.html": found.group(2)}),
+        pages.env.loader,  # type: ignore[list-item]
+    ])
+    pages.env.cache.clear()  # type: ignore[union-attr]
+
+
+PARTS: dict[str, Callable[[FastAPI], None]] = {
+    "move-route": plain_move_routes,
+    "render-context": plain_render_context,
+    "slot-key": plain_slot_key,
+    "inline-clock": plain_run_clock,
+}
+"""Each clever part on a move's path, by name, and what puts its plain version back."""
 
 
 def create_app() -> FastAPI:
@@ -25,4 +106,6 @@ def create_app() -> FastAPI:
     def trivial_page() -> PlainTextResponse:
         return PlainTextResponse("ok\n")
 
+    for part in filter(None, os.environ.get("TRIPEAKS_BENCH_WITHOUT", "").split(",")):
+        PARTS[part](app)
     return app
