@@ -6,11 +6,16 @@
     .venv/bin/python bench/solver.py --deals 2000 --best --csv best.csv --plot-scores docs/best_scores.png
     .venv/bin/python bench/solver.py --deals 1000 --best --variants T   # traditional scoring
     .venv/bin/python bench/solver.py --deals 1000 --best --layout valley  # another layout
+    .venv/bin/python bench/solver.py --deals 1000 --best --layout all     # every layout, compared
 
 Times are the processor time of each solve in one process (``time.process_time``),
 deal after deal, the shared tables built before the first one; the wall-clock
 times are kept beside them. ``--jobs`` spreads the deals over processes: quicker
 for the shares, but the times then suffer from the other processes.
+
+``--layout all`` solves each deal on every layout in turn, in one process, so that the
+layouts share whatever load the machine has, and prints each layout's mean, 99th
+percentile and max as a ratio to three peaks' (the layouts issue asks for at most 2x).
 """
 
 from __future__ import annotations
@@ -23,12 +28,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.engine.deal import Rules
-from app.engine.layout import Layout, layout_named
+from app.engine.layout import LAYOUTS, THREE_PEAKS, Layout, layout_named
 from app.engine.search.solver_stats import (
     DealResult,
+    Summary,
     format_summary,
+    solve_deal,
     solve_range,
     summarize,
+    warm_up,
 )
 from app.engine.variants import Variants
 
@@ -133,6 +141,30 @@ def plot_scores(results: dict[Rules, list[DealResult]], path: Path) -> None:
     figure.savefig(path, dpi=110)
 
 
+def compare_layouts(rules: Rules, start: int, count: int, *, best: bool, variants: Variants,
+                    wall: bool) -> dict[Layout, Summary]:
+    """Each deal on every layout in turn (one process: the layouts share the machine's load)."""
+    for layout in LAYOUTS.values():
+        warm_up(layout)
+    results: dict[Layout, list[DealResult]] = {layout: [] for layout in LAYOUTS.values()}
+    for done, number in enumerate(range(start, start + count), start=1):
+        for layout, rows in results.items():
+            rows.append(solve_deal(rules, number, best, variants, layout))
+        _progress(done, count)
+    return {layout: summarize(rows, wall=wall) for layout, rows in results.items()}
+
+
+def format_ratios(summaries: dict[Layout, Summary]) -> str:
+    base = summaries[THREE_PEAKS]
+    lines = ["layout        mean ms   p99 ms   max ms   x mean   x p99   x max  (x: to three peaks)"]
+    for layout, s in summaries.items():
+        lines.append(
+            f"{layout.word:<12} {s.mean_ms:8.2f} {s.p99_ms:8.1f} {s.max_ms:8.1f} "
+            f"{s.mean_ms / base.mean_ms:8.2f} {s.p99_ms / base.p99_ms:7.2f} {s.max_ms / base.max_ms:7.2f}"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--deals", type=int, default=2000)
@@ -148,10 +180,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plot-scores", type=Path, help="draw the best-score distribution")
     parser.add_argument("--variants", type=Variants.parse, default=Variants(), metavar="LETTERS",
                         help="variant letters (docs/variants.md): O, W, J, T")
-    parser.add_argument("--layout", type=layout_named, default=layout_named("three-peaks"),
-                        help="three-peaks, diamonds, valley, theatre or up-down (docs/layouts.md)")
+    parser.add_argument("--layout", default="three-peaks",
+                        help="three-peaks, diamonds, valley, theatre, up-down (docs/layouts.md), "
+                        "or all: every layout, compared")
     args = parser.parse_args(argv)
-    layout: Layout = args.layout
+    if args.layout == "all":
+        for word in args.rules:
+            rules = Rules.from_word(word)
+            print(f"{word}:", file=sys.stderr)
+            summaries = compare_layouts(rules, args.start, args.deals, best=args.best,
+                                        variants=args.variants, wall=args.wall)
+            for layout, summary in summaries.items():
+                print(format_summary(rules, args.start, summary, variants=args.variants, layout=layout))
+            print(format_ratios(summaries))
+            print()
+        return 0
+    layout: Layout = layout_named(args.layout)
 
     if args.from_csv:
         results = read_csv(args.from_csv)

@@ -26,6 +26,7 @@ from app.engine.layout import layout_named
 from app.engine.rules import best_score
 from app.engine.search.analysis import analyse
 from app.engine.search.review import THRESHOLDS, children, playout_share, rate
+from app.engine.search.solver_stats import wilson_interval
 
 FIELDS = (
     "code", "winnable", "playout_share", "fewest_draws", "winning_first", "first_actions", "rating",
@@ -65,7 +66,9 @@ def summary(path: str) -> None:
     )
     print(f"{len(rows)} deals, {rows[0]['code']} to {rows[-1]['code']}")
     for word in ("easy", "medium", "hard", "expert", "impossible"):
-        print(f"  {word:<10} {ratings[word]:>6}  {100 * ratings[word] / len(rows):5.1f}%")
+        low, high = wilson_interval(ratings[word], len(rows))
+        print(f"  {word:<10} {ratings[word]:>6}  {100 * ratings[word] / len(rows):5.1f}%"
+              f"  [{100 * low:.1f}, {100 * high:.1f}]")
     print("  thresholds (share of playouts won):", [(least, rating.value) for least, rating in THRESHOLDS])
     shares = sorted(float(r["playout_share"]) for r in rows if r["winnable"] == "1")
     if shares:

@@ -135,3 +135,35 @@ def test_the_cli_deal_names_the_layout_and_its_positions(capsys: pytest.CaptureF
     ]
     assert main(["deal", "TP1-EU-AAAAAAB"]) == 0
     assert "Row 1: " in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("word", list(LAYOUTS))
+def test_the_cli_places_every_layout_s_positions_as_its_table_does(word: str, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from app.cli import main
+    from tests.layout_tables import tables
+
+    layout = LAYOUTS[word]
+    code = GameCode(Rules.CLASSIC, 12345, Variants.parse("WJ"), layout)
+    assert main(["deal", code.text().lower(), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    cards, cover_masks = tables(word)  # read again from docs/layouts.md's text
+    assert data["layout"] == word and data["code"] == code.text()
+    assert [(p["row"], p["column"]) for p in data["positions"]] == [(row, column) for row, column, _ in cards]
+    assert [sum(1 << q for q in p["covered_by"]) for p in data["positions"]] == cover_masks
+    assert len(data["tableau"]) == layout.count
+
+
+def test_the_layout_letter_is_read_in_any_place_and_case_among_the_variant_letters() -> None:
+    import itertools
+
+    for layout in LAYOUTS.values():
+        for letters in ("", "W", "OJ", "OWJT"):
+            canonical = GameCode(Rules.CLASSIC, 7, Variants.parse(letters), layout).text()
+            for order in itertools.permutations(layout.letter + letters):
+                written = "".join(order)
+                for text in (f"TP1-C{written}-AAAAAAH", f"tp1-c{written.lower()}-aaaaaah",
+                             f"https://example.org/g/TP1-C{written}-AAAAAAH"):
+                    code = GameCode.parse(text)
+                    assert code.text() == canonical and code.layout is layout, text

@@ -123,3 +123,36 @@ def test_every_layout_has_difficulty_bands_and_traditional_scores(word: str) -> 
     verdict = analyse(code).start()
     assert verdict.best_score >= 0
     assert deal_difficulty(GameCode(Rules.EASY, 3, Variants(), LAYOUTS[word])).value
+
+
+COMBINATIONS = [(rules, letters) for rules in (Rules.EASY, Rules.CLASSIC) for letters in ("W", "J", "WJ", "OT", "OWJT")]
+"""With the plain game of the first test: every deck the variants deal (none, an empty waste,
+the joker, both) under both rules; open peaks and traditional scoring deal the same deck."""
+
+
+@pytest.mark.parametrize(("rules", "letters"), COMBINATIONS, ids=lambda v: getattr(v, "word", v))
+@pytest.mark.parametrize("word", list(LAYOUTS))
+def test_every_variant_combination_agrees_with_the_plain_search(word: str, rules: Rules, letters: str) -> None:
+    layout, rng = LAYOUTS[word], random.Random(f"{word}{rules.word}{letters}")
+    variants = Variants.parse(letters)
+    for number in range(40):  # a game stopped with about half the cards gone
+        code = GameCode(rules, number, variants, layout)
+        game = Game(code)
+        while game.cards_left() > layout.count // 2 and game.status.value == "playing":
+            moves = game.playable_positions() or ([DRAW] if game.can_draw() else [])
+            game.replay([rng.choice(moves)])
+        if game.status.value == "playing":
+            break
+    assert game.status.value == "playing"
+    position = (game.removed_mask, game.drawn, 0 if game.waste is None or game.waste.rank == 0 else game.waste.rank)
+    won, best = plain(code, *position)
+    analysis = analyse(code)
+    assert analysis.winnable(*position) is won and analysis.of(game).winnable is won
+    assert solve(game).winnable is won
+    if not variants.traditional:
+        assert analysis.best_score(*position) == best == analysis.of(game).best_score
+    line = analysis.winning_line(*position)
+    assert (line is not None) is won
+    if line is not None:  # the analysis's line wins on the engine
+        game.replay([DRAW if a.position is None else a.position for a in line])
+        assert game.status.value == "won"

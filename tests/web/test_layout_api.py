@@ -49,3 +49,17 @@ def test_bad_layouts_and_positions_off_the_layout_are_422(client: TestClient) ->
         assert (response.status_code == 422 and "not on the board" in response.text) or position == 30
     assert client.get(f"/api/games/{three['id']}").json()["moves"] == 0
     assert client.post("/api/games", json={"code": "TP1-EVD-AAAAAAB"}).status_code == 422
+
+
+def test_a_random_deal_takes_rules_layout_and_variants_together(client: TestClient) -> None:
+    for word, layout in LAYOUTS.items():
+        body = {"rules": "classic", "layout": word, "variants": ["empty_waste", "joker"]}
+        response = client.post("/api/games", json=body)
+        assert response.status_code == 201 or response.status_code == 200, response.text
+        state = response.json()
+        code = GameCode.parse(state["code"])
+        assert code.layout is layout and code.rules.word == "classic"
+        assert code.variants.empty_waste and code.variants.joker and state["layout"] == word
+        assert code.text().startswith(f"TP1-C{layout.letter}WJ-")
+        assert state["stock_count"] == 52 + 1 - layout.count  # the joker joins, no waste card
+        assert [(s["row"], s["column"]) for s in state["tableau"]] == [(s.row, s.column) for s in layout.spots]
