@@ -77,7 +77,14 @@ _CODE: Final = r"TP1-([ECN])([A-Z]{0,8})-([A-Z]{7})"
 _WHOLE_CODE: Final = re.compile(_CODE)
 _CODE_IN_LINK: Final = re.compile(r"(?:^|[/=?#&])" + _CODE + r"(?=$|[/?#&])")
 _LINK: Final = re.compile(r"(?:https?://)?[^\s/]*(?:/[^\s]*)?")
-EXPECTED_FORM: Final = "TP1-E-AAAAAAB (TP1, E for easy or C for classic, then seven letters A-Z)"
+_CODE_IN_TEXT: Final = re.compile(r"(?<![A-Z0-9-])TP1-([ECN])([A-Z01]{0,8})-([A-Z01]{7})(?![A-Z0-9-])")
+"""A code inside other text (a pasted share text, a sentence), a digit 1 or 0 typed for I or O
+in its letters (SPEC section 3's leniency); read when the text holds one code only."""
+_DIGIT_FOR_LETTER: Final = str.maketrans("10", "IO")
+EXPECTED_FORM: Final = (
+    "TP1-E-AAAAAAB (TP1, E for easy or C for classic with any variant letters after it,"
+    " then seven letters A-Z)"
+)
 
 
 class UnsolvedVariant(ValueError):
@@ -148,7 +155,8 @@ class GameCode:
 
     @classmethod
     def parse(cls, text: str) -> GameCode:
-        """Read a code leniently: any case, surrounding spaces, or a pasted share link.
+        """Read a code leniently: any case, surrounding spaces, a pasted share link, a text
+        holding one code (a sentence, a share text), a digit 1 or 0 typed for I or O.
 
         Anything else raises :class:`CodeError` quoting the input and the expected form.
         """
@@ -162,13 +170,21 @@ class GameCode:
         if not stripped:
             raise CodeError(f"The game code is empty: expected {EXPECTED_FORM}")
         match = None
+        upper = stripped.upper()
         if stripped.isascii():
-            upper = stripped.upper()
             match = _WHOLE_CODE.fullmatch(upper)
             if match is None and _LINK.fullmatch(stripped) and "/" in stripped:
                 found = _CODE_IN_LINK.findall(upper)
                 if len(set(found)) == 1:
                     match = _WHOLE_CODE.fullmatch("TP1-{}{}-{}".format(*found[0]))
+        if match is None:
+            digits = _DIGIT_FOR_LETTER
+            codes = {
+                f"TP1-{rules}{letters.translate(digits)}-{number.translate(digits)}"
+                for rules, letters, number in _CODE_IN_TEXT.findall(upper)
+            }
+            if len(codes) == 1:
+                match = _WHOLE_CODE.fullmatch(codes.pop())
         if match is None:
             raise CodeError(f"{_quote(stripped)} is not a game code: expected {EXPECTED_FORM}")
         letters = match.group(2)

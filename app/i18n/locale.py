@@ -182,7 +182,9 @@ class Locale:
             # Isolate the left-to-right code and the player's input, so the bidi algorithm
             # does not run them together with the parentheses and words around them.
             example, shown = f"\u2066{example}\u2069", f"\u2068{shown}\u2069"
-        form = gettext("%(example)s (TP1, E for easy or C for classic, then seven letters A-Z)") % {
+        form = gettext(
+            "%(example)s (TP1, E for easy or C for classic with any variant letters after it, then seven letters A-Z)"  # noqa: E501
+        ) % {
             "example": example
         }
         if not stripped:

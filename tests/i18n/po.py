@@ -61,6 +61,6 @@ def board_words(lang: str, game: Game) -> str:
 
 def code_error(lang: str, text: str) -> str:
     """Why ``text`` (a short one, plain characters) is not a game code, in the catalog's words."""
-    form = po(lang, "%(example)s (TP1, E for easy or C for classic, then seven letters A-Z)")
+    form = po(lang, "%(example)s (TP1, E for easy or C for classic with any variant letters after it, then seven letters A-Z)")
     form %= {"example": "TP1-E-AAAAAAB"}
     return po(lang, "'%(code)s' is not a game code: expected %(form)s") % {"code": text, "form": form}

@@ -60,7 +60,11 @@ def test_a_code_in_a_link_inside_other_text_is_read(client: TestClient) -> None:
     two = client.post("/new", data={"code": "https://a.org/g/TP1-E-AAAAAAB or https://a.org/g/TP1-E-AAAAAAC"}, headers=HX)
     assert two.status_code == 400  # two different codes: which one? Refused, and said so
     plain = client.post("/new", data={"code": "no link here TP1-E-AAAAAAB"}, headers=HX)
-    assert plain.status_code == 400
+    assert plain.status_code == 200 and plain.headers["hx-push-url"] == "/g/TP1-E-AAAAAAB"
+    shared = "I won TriPeaks deal TP1-CO-ABCDEFG with 612 points. Can you beat it?"  # a share text
+    assert client.post("/new", data={"code": shared}, headers=HX).headers["hx-push-url"] == "/g/TP1-CO-ABCDEFG"
+    typed = client.post("/new", data={"code": "tp1-e-aaaa1ab"}, headers=HX)  # 1 typed for I
+    assert typed.headers["hx-push-url"] == "/g/TP1-E-AAAAIAB"
 
 
 def test_new_game_remembers_winnable_only_and_offers_the_way_back(client: TestClient) -> None:

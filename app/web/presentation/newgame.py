@@ -5,12 +5,11 @@ cookies), and how a code typed or pasted into it is read.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 from fastapi import Request
 
-from app.engine import CodeError, GameCode, Rules, Variants
+from app.engine import GameCode, Rules, Variants
 from app.engine.layout import Layout
 from app.engine.search.review import Difficulty
 from app.web.middleware.player_cookie import read_cookies
@@ -22,9 +21,6 @@ WINNABLE_ONLY_COOKIE: Final = "tp_winnable_only"
 CHOSEN_DIFFICULTIES: Final = (Difficulty.EASY, Difficulty.MEDIUM, Difficulty.HARD, Difficulty.EXPERT)
 """What "winnable deals only" can ask for."""
 MAX_CODE_INPUT: Final = 500
-_LINK_IN_TEXT: Final = re.compile(r"https?://\S+", re.IGNORECASE)
-_TRAILING: Final = ".,;:!?)]}>\"'\u00bb\u201d\u2019"
-"""Punctuation that ends a sentence around a pasted link, not the link."""
 
 
 def winnable_only_on(request: Request) -> bool:
@@ -32,26 +28,10 @@ def winnable_only_on(request: Request) -> bool:
 
 
 def read_code(text: str) -> GameCode:
-    """A code as typed or pasted: the code itself, a share link, or a share link inside other
-    text (``try this: https://…/g/TP1-E-…``, SPEC section 3). Raises :class:`CodeError`."""
-    try:
-        return GameCode.parse(text)
-    except CodeError:
-        found = {
-            code
-            for link in _LINK_IN_TEXT.findall(text)
-            if (code := _code_of_link(link.rstrip(_TRAILING))) is not None
-        }
-        if len(found) == 1:
-            return found.pop()
-        raise
-
-
-def _code_of_link(link: str) -> GameCode | None:
-    try:
-        return GameCode.parse(link)
-    except CodeError:
-        return None
+    """A code as typed or pasted: the code itself, a share link, or a text holding one code (a
+    share text, ``try this: https://…/g/TP1-E-…``; SPEC section 3, read by the engine).
+    Raises :class:`CodeError`."""
+    return GameCode.parse(text)
 
 
 def new_game_form(
