@@ -5,6 +5,7 @@ with forms, and refuses a position off the layout with a 422 that changes nothin
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from app.engine import Game, GameCode, Rules, Variants
 from app.engine.layout import LAYOUTS, THREE_PEAKS, Layout
 from app.engine.search.analysis import analyse
 from app.i18n import get_locale
+from app.store import MemoryStore
 from tests.web.conftest import HX, game_id_of, text_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -190,3 +192,48 @@ def test_results_and_statistics_are_kept_per_layout(client: TestClient) -> None:
     assert layout_names("uk")["valley"] in section
     assert re.search(r'<th scope="col" id="stats-CV">', section)
     assert 'id="layout-stats-diamonds"' not in page  # no result there: no section
+
+
+def test_races_deal_and_draw_any_layout(client: TestClient, store: MemoryStore) -> None:
+    """A race of the layout chosen in the New game window, or of a layout's code; its board
+    draws that layout; "race again" deals the same layout."""
+    answer = client.post("/races", data={"rules": "classic", "layout": "up-down"}, headers=HX)
+    assert answer.status_code == 204
+    race = store.race(answer.headers["HX-Redirect"].rsplit("/", 1)[1])
+    assert race is not None and GameCode.parse(race.code).layout is LAYOUTS["up-down"]
+    code = code_of(LAYOUTS["theatre"], 4)
+    url = client.post("/races", data={"code": code.text()}, follow_redirects=False).headers["location"]
+    race_id = url.rsplit("/", 1)[1]
+    assert client.post(f"/races/{race_id}/start", follow_redirects=False).status_code == 303
+    for _ in range(40):  # the countdown
+        board = client.get(url).text
+        if 'id="table"' in board:
+            break
+        time.sleep(0.1)
+    assert 'class="game layout-theatre span-19 rows-4"' in board
+    assert places(board) == {p: (s.row, s.column, s.height) for p, s in enumerate(LAYOUTS["theatre"].spots)}
+    analysis = analyse(code)
+    line = analysis.winning_line(0, 0, analysis.waste_after[0])
+    assert line is not None
+    mine = store.race(race_id).racers[0].game_id  # type: ignore[union-attr]
+    for action in line:
+        if action.position is None:
+            client.post(f"/games/{mine}/draw", headers=HX)
+        else:
+            client.post(f"/games/{mine}/remove", data={"position": action.position}, headers=HX)
+    assert client.post(f"/races/{race_id}/again", follow_redirects=False).status_code == 303
+    again = store.race(race_id)
+    assert again is not None and again.code != code.text()
+    assert GameCode.parse(again.code).layout is LAYOUTS["theatre"]
+    assert client.post("/races", data={"layout": "pyramid"}).status_code == 422
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_how_to_play_shows_the_layouts(client: TestClient, lang: str) -> None:
+    page = client.get("/how-to-play", headers={"Accept-Language": lang}).text
+    listed = page.split('id="howto-layout-list"')[1].split("</ul>")[0]
+    names = layout_names(lang)
+    assert listed.count('<svg class="layout-shape"') == len(LAYOUTS)
+    for word in ("diamonds", "valley", "theatre", "up-down"):
+        assert f"<strong>{names[word]}</strong>" in listed
+    assert "TP1-EV-AAAAAAB" in page

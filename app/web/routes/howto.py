@@ -13,7 +13,9 @@ from typing import Final
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
+from app.engine.layout import THREE_PEAKS
 from app.web.deps import PagesDep
+from app.web.presentation.layouts import layout_choices
 from app.web.presentation.render import is_htmx
 from app.web.routes.display import back_to
 
@@ -34,7 +36,8 @@ def _remember(request: Request, response: Response) -> None:
 
 @router.get("/how-to-play", name="how_to_play", include_in_schema=False)
 def how_to_play(request: Request, pages: PagesDep) -> Response:
-    response = pages.page("howto.html", {"request": request, "howto_page": True, "oob": False})
+    context = {"request": request, "howto_page": True, "oob": False, "layouts": layout_choices(THREE_PEAKS)}
+    response = pages.page("howto.html", context)
     _remember(request, response)
     return response
 

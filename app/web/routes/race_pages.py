@@ -27,6 +27,7 @@ from fastapi.responses import RedirectResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from app.engine import STANDARD, GameCode, Rules, VariantError, Variants
+from app.engine.layout import LAYOUTS
 from app.i18n import current_locale
 from app.store import GameStore
 from app.store.races import (
@@ -42,6 +43,7 @@ from app.store.races import (
 from app.web.deps import PagesDep, PlayerDep, RaceIdPath, StoreDep
 from app.web.presentation.daily_view import daily_key, day_of_page, shown_par
 from app.web.presentation.game_context import agame_context
+from app.web.presentation.layouts import LayoutWord
 from app.web.presentation.render import Pages
 from app.web.race_stream import (
     ANNOUNCE_EVERY_S,
@@ -165,12 +167,13 @@ async def new_race(
     code: Annotated[str, Form(max_length=500)] = "",
     rules_word: Annotated[Literal["easy", "classic"], Form(alias="rules")] = "easy",
     variant_words: Annotated[list[str], Form(alias="variants", max_length=8)] = [],  # noqa: B006
+    layout_word: Annotated[LayoutWord, Form(alias="layout")] = "three-peaks",
 ) -> Response:
     """"Race a friend": a room for the deal given (the result box's, or a code typed in the New
-    game window), else for a random winnable deal of the rules and variants chosen there. A
-    typed code that names variants is raced as it is; one that names none gets the variants
-    ticked in the window (its deal number, rules and layout stay the code's). The New game
-    window's button sends its form here (htmx: ``HX-Redirect`` to the room)."""
+    game window), else for a random winnable deal of the rules, layout and variants chosen
+    there. A typed code that names variants is raced as it is; one that names none gets the
+    variants ticked in the window (its deal number, rules and layout stay the code's). The New
+    game window's button sends its form here (htmx: ``HX-Redirect`` to the room)."""
     try:
         variants = Variants.from_words(variant_words)
     except VariantError as error:
@@ -180,7 +183,8 @@ async def new_race(
         named = typed.variants != STANDARD
         dealt = typed if named else GameCode(typed.rules, typed.number, variants, typed.layout)
     else:
-        dealt = await to_thread.run_sync(winnable_code, Rules.from_word(rules_word), None, variants)
+        rules, layout = Rules.from_word(rules_word), LAYOUTS[layout_word]
+        dealt = await to_thread.run_sync(winnable_code, rules, None, variants, layout)
     race = await to_thread.run_sync(make_race, store, player, dealt)
     if request.headers.get("hx-request") == "true":
         return Response(status_code=204, headers={"HX-Redirect": f"/race/{race.id}"})
@@ -215,8 +219,8 @@ async def again(request: Request, race_id: RaceIdPath, store: StoreDep, player: 
     race = await known_race(store, race_id)
     if race.status(time.time()) is not RaceStatus.FINISHED:
         raise refusal(NotNow("This race is not finished yet."))
-    last = race.game_code  # the same rules and variants, a new winnable deal
-    dealt = await to_thread.run_sync(winnable_code, last.rules, None, last.variants)
+    last = race.game_code  # the same rules, layout and variants, a new winnable deal
+    dealt = await to_thread.run_sync(winnable_code, last.rules, None, last.variants, last.layout)
     return await _act(request, race_id, lambda: store.race_again(race_id, player, dealt, time.time()))
 
 
