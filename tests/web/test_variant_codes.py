@@ -281,7 +281,7 @@ def test_the_new_game_window_offers_each_variant_and_remembers_the_choice(client
     assert re.findall(r'name="variants" value="(\w+)"', window) == [
         "open_peaks", "empty_waste", "joker", "traditional",
     ]
-    assert "All 28 peak cards face up from the start" in window and checked_variants(window) == []
+    assert "Every card of the peaks face up from the start" in window and checked_variants(window) == []
     dealt = client.post(
         "/new", data={"rules": "classic", "variants": ["joker", "open_peaks"]}, follow_redirects=False
     )

@@ -35,7 +35,7 @@ def variant_note(variant: Variant) -> str:
     """The variant in one line, for the New game window."""
     gettext = current_locale().gettext
     return {
-        OPEN_PEAKS: gettext("All 28 peak cards face up from the start"),
+        OPEN_PEAKS: gettext("Every card of the peaks face up from the start"),
         EMPTY_WASTE: gettext("No waste card at first: start with any exposed card"),
         JOKER: gettext("One wild joker in the deck: any card goes on it"),
         TRADITIONAL: gettext("Runs score 1, 2, 3…; a draw costs 5; from 0, may go below"),
