@@ -237,3 +237,20 @@ def test_how_to_play_shows_the_layouts(client: TestClient, lang: str) -> None:
     for word in ("diamonds", "valley", "theatre", "up-down"):
         assert f"<strong>{names[word]}</strong>" in listed
     assert "TP1-EV-AAAAAAB" in page
+
+
+@pytest.mark.parametrize("layout", [lay for lay in LAYOUTS.values() if lay.letter], ids=str)
+def test_the_review_draws_each_layout(client: TestClient, layout: Layout) -> None:
+    code = code_of(layout, 4)
+    analysis = analyse(code)
+    line = analysis.winning_line(0, 0, analysis.waste_after[0])
+    assert line is not None
+    text = ".".join("d" if a.position is None else str(a.position) for a in line)
+    start = client.get(f"/replay/{code.text()}/{text}?step=0")
+    assert start.status_code == 200
+    assert places(start.text) == {p: (s.row, s.column, s.height) for p, s in enumerate(layout.spots)}
+    span = 1 + max(s.column for s in layout.spots)
+    assert f'class="table layout-{layout.word} span-{span} rows-{len(layout.rows)}' in start.text
+    assert 'id="layout-tag"' in start.text
+    end = client.get(f"/replay/{code.text()}/{text}")
+    assert end.status_code == 200 and 'class="card face' not in end.text.split('class="peaks"')[1].split('class="piles"')[0]
