@@ -5,6 +5,7 @@ screenshots at 1280x800, 390x844 and 844x390 in every language."""
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, GameCode, Rules, Variants
@@ -79,26 +80,26 @@ def focus_by_keys(page: Page, position: int) -> int:
     return keys + len(paths[goal])
 
 
-def test_every_layout_plays_to_its_end_by_keyboard(new_page) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(("layout", "lang"), list(zip(OTHER_LAYOUTS, BROWSER_LOCALES, strict=True)), ids=str)
+def test_every_layout_plays_to_its_end_by_keyboard(new_page, layout: Layout, lang: str) -> None:  # type: ignore[no-untyped-def]
     """Each layout in another language (all four in turn), at a laptop's size."""
-    for layout, (lang, locale) in zip(OTHER_LAYOUTS, BROWSER_LOCALES.items(), strict=True):
-        code, line = deal_of(layout)
-        page = new_page(locale=locale, reduced_motion="reduce")
-        page.goto(f"/g/{code.text()}")
-        expect(page.locator("#layout-tag")).to_be_visible()
-        for number, action in enumerate(line, start=1):
-            if action == DRAW:
-                page.keyboard.press("d")
-            else:
-                focus_by_keys(page, action)
-                page.keyboard.press("Enter")
-            expect(page.locator("#moves")).to_have_text(str(number))
-            if action != DRAW and number < len(line):
-                expect(page.locator(f"#card-{action}")).to_have_class(f"slot pos-{action} {place(layout, action)}")
-                expect(page.locator("#status")).not_to_be_empty()  # what happened, said
-        expect(page.locator("#result.won")).to_be_visible()
-        expect(page.locator("#peaks button.card")).to_have_count(0)
-        assert page.js_errors == [], (lang, layout, page.js_errors)
+    code, line = deal_of(layout)
+    page = new_page(locale=BROWSER_LOCALES[lang], reduced_motion="reduce")
+    page.goto(f"/g/{code.text()}")
+    expect(page.locator("#layout-tag")).to_be_visible()
+    for number, action in enumerate(line, start=1):
+        if action == DRAW:
+            page.keyboard.press("d")
+        else:
+            focus_by_keys(page, action)
+            page.keyboard.press("Enter")
+        expect(page.locator("#moves")).to_have_text(str(number))
+        if action != DRAW and number < len(line):
+            expect(page.locator(f"#card-{action}")).to_have_class(f"slot pos-{action} {place(layout, action)}")
+            expect(page.locator("#status")).not_to_be_empty()  # what happened, said
+    expect(page.locator("#result.won")).to_be_visible()
+    expect(page.locator("#peaks button.card")).to_have_count(0)
+    assert page.js_errors == [], (lang, layout, page.js_errors)
 
 
 def place(layout: Layout, position: int) -> str:
@@ -106,33 +107,33 @@ def place(layout: Layout, position: int) -> str:
     return f"r-{spot.row} x-{spot.column} h-{spot.height}"
 
 
-def test_every_layout_fits_every_view_in_every_language(new_page) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("lang", BROWSER_LOCALES)
+def test_every_layout_fits_every_view_in_every_language(new_page, lang: str) -> None:  # type: ignore[no-untyped-def]
     """At the deal and once won: every face-up card, the stock, the waste and the buttons in
     view and uncovered, no sideways scroll; the cards as large as the layout's width allows
     (a narrower layout's cards are larger than three peaks' where the width decides)."""
     problems = []
-    for lang, locale in BROWSER_LOCALES.items():
-        page = new_page(locale=locale, reduced_motion="reduce")
-        for layout in OTHER_LAYOUTS:
-            code, line = deal_of(layout)
-            for state in ("start", "won"):
-                page.goto(f"/g/{code.text()}")
-                if state == "won" and not page.locator("#result.won").count():
-                    post_line(page, line)
-                    page.goto(f"/g/{code.text()}", timeout=60_000)
-                if state == "won":  # the solver's answers come on their own: a while on a busy machine
-                    expect(page.locator("#result [hx-trigger='load']")).to_have_count(0, timeout=90_000)
-                for view, size in VIEWS.items():
-                    page.set_viewport_size(size)
-                    settle(page)
-                    wanted = PLAYED if state == "start" else ["#stock", "#waste", "#result-title"]
-                    problems.extend((lang, layout.word, state, view, *p) for p in not_fitting(page, wanted))
-                    problems.extend((lang, layout.word, state, view, *p) for p in sideways(page))
-                    if view in SHOWN:
-                        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-                        name = f"layout-{layout.word}-{lang}-{state}-{view}.png"
-                        page.screenshot(path=str(SCREENSHOTS / name), caret="initial")
-        assert page.js_errors == []
+    page = new_page(locale=BROWSER_LOCALES[lang], reduced_motion="reduce")
+    for layout in OTHER_LAYOUTS:
+        code, line = deal_of(layout)
+        for state in ("start", "won"):
+            page.goto(f"/g/{code.text()}")
+            if state == "won" and not page.locator("#result.won").count():
+                post_line(page, line)
+                page.goto(f"/g/{code.text()}", timeout=60_000)
+            if state == "won":  # the solver's answers come on their own: a while on a busy machine
+                expect(page.locator("#result [hx-trigger='load']")).to_have_count(0, timeout=90_000)
+            for view, size in VIEWS.items():
+                page.set_viewport_size(size)
+                settle(page)
+                wanted = PLAYED if state == "start" else ["#stock", "#waste", "#result-title"]
+                problems.extend((layout.word, state, view, *p) for p in not_fitting(page, wanted))
+                problems.extend((layout.word, state, view, *p) for p in sideways(page))
+                if view in SHOWN:
+                    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                    name = f"layout-{layout.word}-{lang}-{state}-{view}.png"
+                    page.screenshot(path=str(SCREENSHOTS / name), caret="initial")
+    assert page.js_errors == []
     assert problems == [], "\n".join(map(str, problems))
 
 
