@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from app.engine import Game, GameCode
 from app.store.races import (
@@ -26,6 +26,7 @@ from app.store.races import (
     UnknownRace,
     new_race_game_id,
     new_race_id,
+    refuse_leaving,
 )
 
 
@@ -35,6 +36,7 @@ class _Seat:
     game_id: str
     joined: float
     seen: float | None = None
+    left_at: float | None = None
 
 
 @dataclass(slots=True)
@@ -78,7 +80,7 @@ class MemoryRaces(RaceRooms):
                     game_id=taken.game_id, joined=taken.joined, seen=taken.seen,
                     game_status=game.status, score=game.score, cards_left=game.cards_left(),
                     stock_left=game.stock_count, started_at=game.started_at,
-                    ended_after=game.ended_after,
+                    ended_after=game.ended_after, left_at=taken.left_at,
                 )
             )
         return Race(
@@ -170,12 +172,23 @@ class MemoryRaces(RaceRooms):
             if room is not None and room.ended is None:
                 room.ended, room.updated = ended, self._clock()
 
-    def see_racer(self, race_id: str, player: str, now: float) -> None:
+    def see_racer(self, race_id: str, player: str, now: float, *, back: bool = False) -> None:
         with self._lock:
             room = self._rooms.get(race_id)
             if room is None:
                 return
-            room.seats = [replace(s, seen=now) if s.player == player else s for s in room.seats]
+            for seat in room.seats:
+                if seat.player == player:
+                    seat.seen = now
+                    seat.left_at = None if back else seat.left_at
+
+    def leave_race(self, race_id: str, player: str, now: float) -> None:
+        with self._lock:
+            room = self._room(race_id)
+            refuse_leaving(self._view(race_id, room), now)
+            for seat in room.seats:
+                if seat.player == player:
+                    seat.left_at = now
 
     def cleanup_races(self, older_than: dt.timedelta) -> int:
         with self._lock:

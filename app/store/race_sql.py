@@ -37,6 +37,7 @@ from app.store.races import (
     UnknownRace,
     new_race_game_id,
     new_race_id,
+    refuse_leaving,
 )
 from app.store.schema import games, players, racers, races
 
@@ -58,7 +59,7 @@ NEW_ROOM = insert(races).values({c.name: bindparam("b_" + c.name) for c in _ROOM
 RACERS = (
     select(
         racers.c.player, players.c.display_name, racers.c.seat, racers.c.game_id, racers.c.joined,
-        racers.c.seen, games.c.state,
+        racers.c.seen, games.c.state, racers.c.left_at,
     )
     .join(games, games.c.id == racers.c.game_id)
     .join(players, players.c.id == racers.c.player, isouter=True)
@@ -93,11 +94,14 @@ AGAIN = update(races).where(races.c.id == bindparam("b_id")).values(
     updated=bindparam("b_updated"),
 )  # fmt: skip
 TOUCH_ROOM = update(races).where(races.c.id == bindparam("b_id")).values(updated=bindparam("b_updated"))
-SEE = update(racers).where(
+_RACER_NOW = update(racers).where(
     racers.c.race_id == bindparam("b_id"),
     racers.c.player == bindparam("b_player"),
     racers.c.round == select(races.c.round).where(races.c.id == bindparam("b_id")).scalar_subquery(),
-).values(seen=bindparam("b_seen"))
+)
+SEE = _RACER_NOW.values(seen=bindparam("b_seen"))
+BACK = _RACER_NOW.values(seen=bindparam("b_seen"), left_at=None)
+LEAVE = _RACER_NOW.values(left_at=bindparam("b_left"))
 IDLE_ROOMS = select(races.c.id).where(races.c.updated < bindparam("b_cutoff")).limit(q.CLEANUP_BATCH)
 DELETE_ROOM = delete(races).where(races.c.id == bindparam("b_id"))
 DELETE_RACERS = delete(racers).where(racers.c.race_id == bindparam("b_id"))
@@ -114,12 +118,12 @@ def _counts(state: str) -> tuple[Status, int, int, int, float | None, float | No
 
 
 def _racer(row: Any) -> Racer:
-    player, name, seat, game_id, joined, seen, state = row
+    player, name, seat, game_id, joined, seen, state, left_at = row
     status, score, cards_left, stock_left, started_at, ended_after = _counts(state)
     return Racer(
         player=player, name=name, seat=seat, game_id=game_id, joined=joined, seen=seen,
         game_status=status, score=score, cards_left=cards_left, stock_left=stock_left,
-        started_at=started_at, ended_after=ended_after,
+        started_at=started_at, ended_after=ended_after, left_at=left_at,
     )  # fmt: skip
 
 
@@ -262,8 +266,19 @@ class SqlRaces(RaceRooms):
         moment = {"b_id": race_id, "b_at": ended, "b_updated": self._clock()}
         self._write(lambda db: run(db, MOMENT[RaceStatus.FINISHED], moment))
 
-    def see_racer(self, race_id: str, player: str, now: float) -> None:
-        self._write(lambda db: run(db, SEE, {"b_id": race_id, "b_player": player, "b_seen": now}))
+    def see_racer(self, race_id: str, player: str, now: float, *, back: bool = False) -> None:
+        seen = {"b_id": race_id, "b_player": player, "b_seen": now}
+        self._write(lambda db: run(db, BACK if back else SEE, seen))
+
+    def leave_race(self, race_id: str, player: str, now: float) -> None:
+        def job(db: Db) -> None:
+            race = self._load(db, race_id, lock=True)
+            if race is None:
+                raise UnknownRace()
+            refuse_leaving(race, now)
+            run(db, LEAVE, {"b_id": race_id, "b_player": player, "b_left": now})
+
+        self._write(job)
 
     def cleanup_races(self, older_than: dt.timedelta) -> int:
         cutoff = {"b_cutoff": self._clock() - older_than.total_seconds()}

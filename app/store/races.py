@@ -30,9 +30,11 @@ COUNTDOWN_S: Final = 3.0
 """From the maker's "Start" to the deal: the 3-2-1 countdown."""
 TIME_LIMIT_S: Final = 600.0
 """A race ends ten minutes after its deal, whoever is still playing."""
-GONE_AFTER_S: Final = 45.0
-"""A racer whose page has not been connected for this long shows as gone (the stream marks
-a connected racer as seen every 15 s)."""
+GONE_AFTER_S: Final = 60.0
+"""A racer whose page has not been connected for this long is gone: they left ("Leave the
+race" makes them gone at once), and the race no longer waits for them. The stream marks a
+connected racer as seen every 15 s, and when it closes; opening the page again brings them
+back."""
 MAX_OPEN_ROOMS: Final = 5
 """Rooms one player may have made that are still open (not idle): the sixth is refused."""
 ROOM_IDLE_S: Final = 6 * 3600.0
@@ -133,6 +135,8 @@ class Racer:
     stock_left: int
     started_at: float | None
     ended_after: float | None
+    left_at: float | None = None
+    """When they left with "Leave the race" (``None``: they did not, or came back since)."""
 
     @property
     def ended_at(self) -> float | None:
@@ -141,12 +145,22 @@ class Racer:
             return None
         return self.started_at + self.ended_after
 
+    def gone_at(self, now: float) -> float | None:
+        """When they left, if they are gone now: "Leave the race", or their page away for
+        :data:`GONE_AFTER_S` (then: that much after it was last connected); else ``None``."""
+        if self.left_at is not None:
+            return self.left_at
+        if self.seen is not None and now - self.seen > GONE_AFTER_S:
+            return self.seen + GONE_AFTER_S
+        return None
+
     def status(self, now: float) -> RacerStatus:
+        """Won or blocked (a result stands, gone or not), else gone, else playing."""
         if self.game_status is Status.WON:
             return RacerStatus.WON
         if self.game_status is Status.BLOCKED:
             return RacerStatus.BLOCKED
-        if self.seen is not None and now - self.seen > GONE_AFTER_S:
+        if self.gone_at(now) is not None:
             return RacerStatus.GONE
         return RacerStatus.PLAYING
 
@@ -177,17 +191,17 @@ class Race:
     def racer_of_game(self, game_id: str) -> Racer | None:
         return next((r for r in self.racers if r.game_id == game_id), None)
 
-    def finish_at(self) -> float | None:
-        """When the round finishes, as known now: every racer won or blocked (the last end),
-        else the time limit; ``None`` in the lobby."""
+    def finish_at(self, now: float) -> float | None:
+        """When the round finishes, as known at ``now``: once every racer has won, is blocked
+        or is gone, the last of those moments; else the time limit. ``None`` in the lobby."""
         if self.ended is not None:
             return self.ended
         if self.starts is None:
             return None
         limit = self.starts + TIME_LIMIT_S
-        ends = [r.ended_at for r in self.racers]
+        ends = [r.ended_at if r.ended_at is not None else r.gone_at(now) for r in self.racers]
         if self.racers and all(at is not None for at in ends):
-            return min(limit, max(at for at in ends if at is not None))
+            return max(self.starts, min(limit, max(at for at in ends if at is not None)))
         return limit
 
     def status(self, now: float) -> RaceStatus:
@@ -195,13 +209,10 @@ class Race:
             return RaceStatus.LOBBY
         if now < self.starts:
             return RaceStatus.COUNTDOWN
-        finish = self.finish_at()
-        if finish is not None and (self.ended is not None or now >= finish or self._all_ended()):
+        finish = self.finish_at(now)
+        if finish is not None and now >= finish:
             return RaceStatus.FINISHED
         return RaceStatus.RUNNING
-
-    def _all_ended(self) -> bool:
-        return bool(self.racers) and all(r.game_status is not Status.PLAYING for r in self.racers)
 
     def seconds_of(self, racer: Racer) -> float | None:
         """A racer's race time: from the deal to their game's end (``None``: not ended)."""
@@ -270,13 +281,29 @@ class RaceRooms(abc.ABC):
         """Keep that the current round finished at ``ended`` (once; later calls change nothing)."""
 
     @abc.abstractmethod
-    def see_racer(self, race_id: str, player: str, now: float) -> None:
-        """The racer's page is connected now (they are not gone)."""
+    def see_racer(self, race_id: str, player: str, now: float, *, back: bool = False) -> None:
+        """The racer's page is connected now (they are not gone); ``back``: it has just
+        opened, so a racer who left is back."""
+
+    @abc.abstractmethod
+    def leave_race(self, race_id: str, player: str, now: float) -> None:
+        """The racer leaves the running race ("Leave the race"): gone from ``now``, and the
+        race no longer waits for them. :class:`UnknownRace`; :class:`NotNow` when it is not
+        running; nothing for someone who is not a racer."""
 
     @abc.abstractmethod
     def cleanup_races(self, older_than: dt.timedelta) -> int:
         """Remove rooms nothing happened in for ``older_than``; returns how many. Their games
         stay, as ordinary games."""
+
+
+def refuse_leaving(race: Race, now: float) -> None:
+    """:class:`NotNow` unless the race is running: a racer leaves a race under way."""
+    status = race.status(now)
+    if status is RaceStatus.FINISHED:
+        raise NotNow("This race is over.")
+    if status is not RaceStatus.RUNNING:
+        raise NotNow("The race has not started yet: wait for the deal.")
 
 
 def racer_name(racer: Racer) -> tuple[str | None, int]:

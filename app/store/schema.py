@@ -35,7 +35,7 @@ from sqlalchemy import (
     update,
 )
 
-SCHEMA_VERSION: Final = 5
+SCHEMA_VERSION: Final = 6
 
 CODE_LENGTH: Final = 24
 """Room for any game code: ``TP1-EOWJT-AAAAAAB`` is 17 characters (16 before the variants)."""
@@ -200,6 +200,8 @@ racers = Table(
     Column("joined", Double, nullable=False),
     # When the racer's page was last connected (None: never, a JSON API client).
     Column("seen", Double),
+    # Version 6: when the racer left with "Leave the race" (None: not left, or back since).
+    Column("left_at", Double),
     Index("tp_racers_game", "game_id", unique=True),
 )
 
@@ -246,11 +248,19 @@ def _version_5(conn: Connection) -> None:
     racers.create(conn, checkfirst=True)
 
 
+def _version_6(conn: Connection) -> None:
+    """Step 6: a racer who left a race says when (``tp_racers.left_at``); step 5 made from
+    these definitions has it already."""
+    if "left_at" not in {column["name"] for column in inspect(conn).get_columns(racers.name)}:
+        _add_columns(racers, "left_at")(conn)
+
+
 MIGRATIONS: Final[dict[int, Callable[[Connection], None]]] = {
     2: _version_2,
     3: _version_3,
     4: _version_4,
     5: _version_5,
+    6: _version_6,
 }
 """Step ``n`` takes a database from version ``n - 1`` to ``n``."""
 

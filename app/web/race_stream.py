@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import logging
 import math
 import signal
 import time
@@ -34,9 +35,11 @@ from fastapi import HTTPException
 
 from app.i18n import N_
 from app.store import GameStore
-from app.store.races import Race, RaceStatus
+from app.store.races import GONE_AFTER_S, Race, RacerStatus, RaceStatus
 from app.web.race_signals import LocalSignals
 from app.web.routes.race_api import read_race
+
+log = logging.getLogger("tripeaks.races")
 
 SEEN_EVERY_S: Final = 15.0
 """How often a connected racer is marked as still there (``Racer.seen``)."""
@@ -165,16 +168,19 @@ class RaceReads:
 
 def next_change(race: Race, now: float) -> float:
     """Seconds until the fragment changes by itself: the countdown's next second, the deal,
-    the time limit; else the next presence mark."""
+    the time limit, a racer whose page is away becoming gone; else the next presence mark."""
     status = race.status(now)
     wait = SEEN_EVERY_S
     if status is RaceStatus.COUNTDOWN and race.starts is not None:
         left = race.starts - now
         wait = min(wait, left - math.floor(left) or 1.0)
     elif status is RaceStatus.RUNNING:
-        finish = race.finish_at()
+        finish = race.finish_at(now)
         if finish is not None:
             wait = min(wait, max(finish - now, 0.05))
+        for racer in race.racers:
+            if racer.status(now) is RacerStatus.PLAYING and racer.seen is not None:
+                wait = min(wait, racer.seen + GONE_AFTER_S - now + 0.05)
     return max(wait, 0.05)
 
 
@@ -182,6 +188,35 @@ def digest(html: str) -> str:
     return hashlib.blake2s(html.encode(), digest_size=9).hexdigest()
 
 
-async def mark_seen(store: GameStore, race: Race, player: str, now: float) -> None:
-    if race.racer(player) is not None:
-        await to_thread.run_sync(store.see_racer, race.id, player, now)
+async def mark_seen(
+    store: GameStore, signals: LocalSignals, race: Race, player: str, now: float, *, news: bool = False
+) -> None:
+    """The racer's page is connected (or has just closed: it was, until now). ``news``: the
+    stream opened or closed, which the others should see (back, or soon gone): a signal."""
+    racer = race.racer(player)
+    if racer is None:
+        return
+    await to_thread.run_sync(lambda: store.see_racer(race.id, player, now, back=news))
+    if news:
+        await signals.publish(race.id)
+
+
+_CLOSING: set[asyncio.Task[None]] = set()
+
+
+def mark_closed(store: GameStore, signals: LocalSignals, race: Race, player: str) -> None:
+    """A racer's stream has closed: keep when (they are gone :data:`GONE_AFTER_S` later unless
+    back), in a task of its own, as the stream's own task is ending."""
+    if race.racer(player) is None:
+        return
+
+    async def mark() -> None:
+        try:
+            await to_thread.run_sync(lambda: store.see_racer(race.id, player, time.time()))
+            await signals.publish(race.id)
+        except Exception:
+            log.exception("could not keep when a racer's page closed")
+
+    task = asyncio.get_running_loop().create_task(mark())
+    _CLOSING.add(task)
+    task.add_done_callback(_CLOSING.discard)

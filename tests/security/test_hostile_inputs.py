@@ -377,6 +377,7 @@ CATALOGUE: dict[tuple[str, str], RouteProbes] = {
     ("POST", "/api/races/{race_id}/join"): race_probes("POST", "/api/races/{race_id}/join"),
     ("POST", "/api/races/{race_id}/start"): race_probes("POST", "/api/races/{race_id}/start"),
     ("POST", "/races/{race_id}/again"): race_probes("POST", "/races/{race_id}/again"),
+    ("POST", "/races/{race_id}/leave"): race_probes("POST", "/races/{race_id}/leave"),
     ("POST", "/races/{race_id}/join"): race_probes("POST", "/races/{race_id}/join"),
     ("POST", "/races/{race_id}/start"): race_probes("POST", "/races/{race_id}/start"),
     ("POST", "/api/races"): new_race_probes,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 
 import pytest
 
@@ -10,6 +11,7 @@ from app.engine import DRAW, Game, GameCode, Status
 from app.store.base import GameStore
 from app.store.races import (
     COUNTDOWN_S,
+    GONE_AFTER_S,
     MAX_OPEN_ROOMS,
     MAX_RACERS,
     TIME_LIMIT_S,
@@ -90,9 +92,9 @@ def test_a_room_from_lobby_to_finish(store: GameStore, clock: Clock) -> None:
     assert finished is not None and finished.status(clock()) is RaceStatus.FINISHED
     assert finished.places(clock()) == {RIVAL: 1, MAKER: 2}
     assert finished.seconds_of(finished.racer(RIVAL)) == pytest.approx(len(line), abs=0.01)  # type: ignore[arg-type]
-    store.settle_race(race.id, finished.finish_at())  # type: ignore[arg-type]
+    store.settle_race(race.id, finished.finish_at(clock()))  # type: ignore[arg-type]
     store.settle_race(race.id, clock() + 99)  # once
-    assert store.race(race.id).ended == finished.finish_at()  # type: ignore[union-attr]
+    assert store.race(race.id).ended == finished.finish_at(clock())  # type: ignore[union-attr]
 
     with pytest.raises(NotTheMaker):
         store.race_again(race.id, RIVAL, code, clock())
@@ -118,6 +120,66 @@ def test_the_room_ends_when_everyone_has_won_or_is_blocked(store: GameStore, clo
     assert done is not None and done.status(clock()) is RaceStatus.FINISHED
     assert [r.player for r in done.in_order(clock())] == [MAKER, RIVAL]  # equal: who ended first
     assert {r.status(clock()) for r in done.racers} == {RacerStatus.BLOCKED}
+
+
+def test_a_racer_who_leaves_is_gone_and_does_not_hold_the_race_open(store: GameStore, clock: Clock) -> None:
+    """"Leave the race": gone at once; the race finishes when every racer still there has won
+    or is blocked (not at the time limit); opening the page again (``back``) brings them back."""
+    code, line = won_deal()
+    race = store.create_race(code, MAKER)
+    rival = store.join_race(race.id, RIVAL, clock())
+    with pytest.raises(NotNow):
+        store.leave_race(race.id, RIVAL, clock())  # the lobby: nothing to leave yet
+    store.start_race(race.id, MAKER, clock())
+    clock.advance(COUNTDOWN_S)
+    store.see_racer(race.id, RIVAL, clock(), back=True)
+    play(store, rival, line[:3], clock)
+    store.leave_race(race.id, RIVAL, clock())
+    left_at = clock()
+    after = store.race(race.id)
+    assert after is not None and after.racer(RIVAL).status(clock()) is RacerStatus.GONE  # type: ignore[union-attr]
+    assert after.status(clock()) is RaceStatus.RUNNING  # the maker still plays
+    store.see_racer(race.id, RIVAL, clock() + 1)  # their closing page's last mark: still gone
+    assert store.race(race.id).racer(RIVAL).status(clock() + 1) is RacerStatus.GONE  # type: ignore[union-attr]
+
+    play(store, race.racers[0].game_id, line, clock)
+    done = store.race(race.id)
+    assert done is not None and done.status(clock()) is RaceStatus.FINISHED  # long before the limit
+    finish = done.finish_at(clock())
+    assert finish is not None and finish < race.racers[0].joined + TIME_LIMIT_S
+    assert finish == done.racer(MAKER).ended_at and finish > left_at  # type: ignore[union-attr]
+    assert done.places(clock()) == {MAKER: 1, RIVAL: 2}
+    assert done.racer(RIVAL).status(clock()) is RacerStatus.GONE  # type: ignore[union-attr]
+    with pytest.raises(UnknownRace):
+        store.leave_race("nosuchrace00", RIVAL, clock())
+    with pytest.raises(NotNow):
+        store.leave_race(race.id, MAKER, clock())  # over
+
+
+def test_a_racer_whose_page_is_away_is_gone_after_a_while_and_can_come_back(store: GameStore, clock: Clock) -> None:
+    code, line = won_deal()
+    race = store.create_race(code, MAKER)
+    rival = store.join_race(race.id, RIVAL, clock())
+    store.start_race(race.id, MAKER, clock())
+    clock.advance(COUNTDOWN_S)
+    store.see_racer(race.id, RIVAL, clock(), back=True)  # the page connected
+    store.see_racer(race.id, MAKER, clock(), back=True)
+    store.leave_race(race.id, RIVAL, clock())
+    store.see_racer(race.id, RIVAL, clock() + 1, back=True)  # they opened the race's page again
+    assert store.race(race.id).racer(RIVAL).status(clock() + 1) is RacerStatus.PLAYING  # type: ignore[union-attr]
+    clock.advance(1)  # the rival's page closes now (its last mark); the maker's stays
+    clock.advance(GONE_AFTER_S - 1)
+    store.see_racer(race.id, MAKER, clock())
+    here = store.race(race.id)
+    assert here is not None and here.racer(RIVAL).status(clock()) is RacerStatus.PLAYING  # within the grace
+    clock.advance(3)
+    store.see_racer(race.id, MAKER, clock())
+    away = store.race(race.id)
+    assert away is not None and away.racer(RIVAL).status(clock()) is RacerStatus.GONE
+    assert away.status(clock()) is RaceStatus.RUNNING
+    play(store, race.racers[0].game_id, line, clock)
+    assert store.race(race.id).status(clock()) is RaceStatus.FINISHED  # type: ignore[union-attr]
+    assert store.get(rival) is not None  # their game stays an ordinary game
 
 
 def test_a_full_room_unknown_rooms_and_rooms_per_player(store: GameStore, clock: Clock) -> None:
@@ -147,7 +209,8 @@ def test_presence_and_idle_rooms(make_store: StoreFactory, clock: Clock) -> None
     seen = store.race(race.id)
     assert seen is not None
     assert seen.racer(MAKER).status(clock()) is RacerStatus.PLAYING  # type: ignore[union-attr]  # never connected
-    assert seen.racer(RIVAL).status(clock() + 60) is RacerStatus.GONE  # type: ignore[union-attr]
+    assert seen.racer(RIVAL).status(clock() + GONE_AFTER_S - 1) is RacerStatus.PLAYING  # type: ignore[union-attr]
+    assert seen.racer(RIVAL).status(clock() + GONE_AFTER_S + 1) is RacerStatus.GONE  # type: ignore[union-attr]
     clock.advance(3600)
     kept = store.create_race(GameCode.parse("TP1-E-AAAAAAB"), RIVAL)
     assert store.cleanup_races(dt.timedelta(minutes=30)) == 1
@@ -181,5 +244,31 @@ def test_a_version_4_database_gains_the_race_tables(database_url: str) -> None:
             indexes = {i["name"]: i for i in inspect(conn).get_indexes("tp_racers")}
             assert indexes["tp_racers_game"]["unique"]
         assert store.race(store.create_race(GameCode.parse("TP1-E-AAAAAAB"), MAKER).id) is not None
+    finally:
+        store.close()
+
+
+def test_a_version_5_database_gains_when_racers_left(database_url: str, clock: Clock) -> None:
+    if database_url.startswith("memory:"):
+        pytest.skip("a schema is SQL's")
+    from sqlalchemy import inspect, text
+
+    from app.store.sql import SqlStore
+
+    store = SqlStore(database_url)
+    race = store.create_race(GameCode.parse("TP1-E-AAAAAAB"), MAKER)
+    with store._engine.begin() as conn:  # back to schema 5: as the release before left it
+        conn.execute(text("ALTER TABLE tp_racers DROP COLUMN left_at"))
+        conn.execute(text("UPDATE tp_schema SET version = 5"))
+    store.close()
+    store = SqlStore(database_url)
+    try:
+        with store._engine.connect() as conn:
+            assert "left_at" in {c["name"] for c in inspect(conn).get_columns("tp_racers")}
+        kept = store.race(race.id)
+        assert kept is not None and kept.racer(MAKER).left_at is None  # type: ignore[union-attr]
+        store.start_race(race.id, MAKER, time.time() - COUNTDOWN_S - 1)
+        store.leave_race(race.id, MAKER, time.time())
+        assert store.race(race.id).racer(MAKER).left_at is not None  # type: ignore[union-attr]
     finally:
         store.close()

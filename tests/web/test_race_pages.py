@@ -117,3 +117,38 @@ def test_a_typed_code_gets_the_ticked_variants_when_it_names_none(client: TestCl
     assert raced({"code": own.text(), "variants": ticked}) == own  # the code's own variants
     assert raced({"code": plain.text()}) == plain  # nothing ticked: the code as typed
     assert client.post("/races", data={"code": plain.text(), "variants": ["nonsense"]}).status_code == 422
+
+
+def test_a_racer_who_leaves_shows_as_gone_and_the_race_ends_without_them(
+    client: TestClient, store: MemoryStore
+) -> None:
+    code, line = won_deal()
+    url = client.post("/races", data={"code": code.text()}, follow_redirects=False).headers["location"]
+    race_id = url.rsplit("/", 1)[1]
+    with TestClient(client.app) as rival:
+        rival.post(f"/races/{race_id}/join")
+        assert rival.post(f"/races/{race_id}/leave", follow_redirects=False).status_code == 409  # the lobby
+        client.post(f"/races/{race_id}/start")
+        time.sleep(0.25)
+        board = rival.get(url).text
+        assert 'id="race-leave"' in board
+        theirs = next(r.game_id for r in store.race(race_id).racers if r.seat == 1)  # type: ignore[union-attr]
+        left = rival.post(f"/races/{race_id}/leave", headers={"HX-Request": "true"})
+        assert left.status_code == 204 and left.headers["HX-Redirect"] == "/new"
+        refused = rival.post(f"/api/games/{theirs}/draw")
+        assert refused.status_code == 409 and "You left this race" in refused.text
+        watching = client.get(url).text
+        assert "racer-gone" in watching and 'id="race-finish"' not in watching
+
+        mine = next(r.game_id for r in store.race(race_id).racers if r.seat == 0)  # type: ignore[union-attr]
+        for action in line:
+            path = "draw" if action < 0 else "remove"
+            answer = client.post(f"/games/{mine}/{path}", data={} if action < 0 else {"position": action},
+                                 headers={"HX-Request": "true"})
+            assert answer.status_code == 200
+        finished = client.get(url).text  # at once: not at the ten-minute limit
+        assert 'id="race-finish"' in finished and 'id="race-again"' in finished
+        assert client.get(f"/api/races/{race_id}").json()["racers"][1]["status"] == "gone"
+        hebrew = rival.post(f"/api/games/{theirs}/draw", headers={"Accept-Language": "he"})
+        assert hebrew.status_code == 409  # over now
+        assert rival.post("/races/nosuchrace00/leave").status_code == 404

@@ -70,7 +70,7 @@ async def read_race(store: GameStore, race_id: str) -> Race | None:
     if race is None:
         return None
     now = time.time()
-    finish = race.finish_at()
+    finish = race.finish_at(now)
     if race.ended is None and finish is not None and race.status(now) is RaceStatus.FINISHED:
         await to_thread.run_sync(store.settle_race, race_id, finish)
     return race
@@ -85,13 +85,17 @@ async def known_race(store: GameStore, race_id: str) -> Race:
 
 async def check_move(store: GameStore, game_id: str) -> Race | None:
     """Before a move on ``game_id``: its race, if it is a racer's game of a current round;
-    409 when that race is not running (before the deal, or after the finish)."""
+    409 when that race is not running (before the deal, or after the finish), or when the
+    racer left it ("Leave the race"; opening the race's page again brings them back)."""
     if not is_race_game_id(game_id):
         return None
     race = await store.aread(lambda: store.race_of_game(game_id))
     if race is None:
         return None
     status = race.status(time.time())
+    racer = race.racer_of_game(game_id)
+    if status is RaceStatus.RUNNING and racer is not None and racer.left_at is not None:
+        raise refusal(NotNow(N_("You left this race: open its page to come back.")))
     if status is RaceStatus.RUNNING:
         return race
     if status is RaceStatus.FINISHED:

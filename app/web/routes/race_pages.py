@@ -51,6 +51,7 @@ from app.web.race_stream import (
     SEEN_EVERY_S,
     RaceReads,
     StreamSlots,
+    mark_closed,
     mark_seen,
     next_change,
 )
@@ -212,6 +213,20 @@ async def start(request: Request, race_id: RaceIdPath, store: StoreDep, player: 
     return await _act(request, race_id, lambda: store.start_race(race_id, player, time.time()))
 
 
+@router.post("/races/{race_id}/leave", name="leave_race")
+async def leave(request: Request, race_id: RaceIdPath, store: StoreDep, player: PlayerDep) -> Response:
+    """"Leave the race": the racer is gone at once and the race no longer waits for them; they
+    go to the New game page (opening the race's page again brings them back)."""
+    try:
+        await to_thread.run_sync(store.leave_race, race_id, player, time.time())
+    except RaceRefused as error:
+        raise refusal(error) from None
+    await signals_of(request).publish(race_id)
+    if request.headers.get("hx-request") == "true":
+        return Response(status_code=204, headers={"HX-Redirect": "/new"})
+    return RedirectResponse("/new", status_code=303)
+
+
 @router.post("/races/{race_id}/again", name="race_again")
 async def again(request: Request, race_id: RaceIdPath, store: StoreDep, player: PlayerDep) -> Response:
     """"Race again": a new random winnable deal of the same rules and variants, to the same
@@ -271,8 +286,8 @@ async def race_events(
                 break  # the room was removed
             race, first, now = found, False, time.time()
             if now - seen_at >= SEEN_EVERY_S:
+                await mark_seen(store, signals, race, player, now, news=not seen_at)  # the first: back
                 seen_at = now
-                await mark_seen(store, race, player, now)
             news = None
             if now - announced_at >= ANNOUNCE_EVERY_S:
                 news = rivals_news(race, player, now, told)
@@ -293,6 +308,8 @@ async def race_events(
         signals.stop_listening(listener)
         reads.forget(race.id)
         give_back()
+        if seen_at:
+            mark_closed(store, signals, race, player)
 
 
 def live_part(
