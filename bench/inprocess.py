@@ -10,6 +10,7 @@ a "move" is one such request (the deals it takes are part of its cost, as in
 
     .venv/bin/python bench/inprocess.py [--requests 3000] [--database-url memory://]
     .venv/bin/python bench/inprocess.py --instructions      # needs valgrind; a few minutes
+    .venv/bin/python bench/inprocess.py --instructions --kinds move --without slot-key   # a part's keep
 
 The CPU time is this process's, its threads' included (the SQLite store's sync and
 checkpoint threads).
@@ -34,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from app.engine import Game, GameCode, Rules, Status  # noqa: E402
 from app.web.main import create_app  # noqa: E402
 from app.web.settings import Settings  # noqa: E402
+from bench.yardstick import PARTS  # noqa: E402
 
 KINDS = ("move", "trivial", "deal")
 PLAYERS = 10
@@ -124,6 +126,8 @@ async def measure(kinds: list[str], requests: int, database_url: str) -> dict[st
         settings = Settings(database_url=database_url or f"sqlite:///{data}/bench.db", data_dir=Path(data),
                             secret_key="inprocess-bench-" + "k" * 24, rate_limits=False, idle_days=0)
         app = create_app(settings)
+        for part in filter(None, os.environ.get("TRIPEAKS_BENCH_WITHOUT", "").split(",")):
+            PARTS[part](app)  # the plain version of a clever part (bench/yardstick.py)
         async with app.router.lifespan_context(app):
             players = [Player(seed) for seed in range(PLAYERS)]
             for player in players:
@@ -162,18 +166,22 @@ def main() -> None:
     parser.add_argument("--database-url", default="", help="default: SQLite in a temporary folder")
     parser.add_argument("--instructions", action="store_true", help="count instructions under callgrind")
     parser.add_argument("--only", choices=KINDS, help=argparse.SUPPRESS)
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS), help="which requests to measure")
+    parser.add_argument("--without", default="", help="comma-separated clever parts to put back to their plain "
+                        f"version (bench/yardstick.py: {', '.join(PARTS)})")
     args = parser.parse_args()
+    os.environ["TRIPEAKS_BENCH_WITHOUT"] = args.without  # read here and by the runs under callgrind
     if args.only:  # one run under callgrind
         asyncio.run(measure([args.only], args.requests, args.database_url))
         return
     store = args.database_url.split(":")[0] if args.database_url else "sqlite"
     if args.instructions:
-        for kind in KINDS:
+        for kind in args.kinds:
             fewer, more = (20, 60) if kind == "deal" else (100, 300)
             per = instructions(kind, args.database_url, fewer, more)
             print(f"{kind:8s} {per / 1e6:5.2f} M instructions per request (store {store})")
         return
-    for kind, cpu in asyncio.run(measure(list(KINDS), args.requests, args.database_url)).items():
+    for kind, cpu in asyncio.run(measure(args.kinds, args.requests, args.database_url)).items():
         print(f"{kind:8s} {cpu:6.0f} µs of CPU per request (store {store}, {os.cpu_count()} cores)")
 
 

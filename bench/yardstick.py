@@ -28,6 +28,7 @@ from fastapi.responses import PlainTextResponse
 from fastapi.routing import APIRoute
 
 from app.engine import Card
+from app.engine.layout import Layout
 from app.i18n import Locale
 from app.web.main import create_app as create_shipped_app
 from app.web.presentation.render import TEMPLATES_DIR, Pages, _Slots, localized
@@ -65,12 +66,12 @@ def plain_slot_key(app: FastAPI) -> None:
     kept: dict[tuple[object, ...], str] = {}
 
     def html(position: int, card_index: int, removed: bool, turned: bool, hinted: bool, words: Locale,
-             covered: bool = False) -> str:
+             covered: bool = False, layout: Layout | None = None) -> str:
         card = Card.from_index(card_index) if card_index >= 0 else None
-        key = (position, card, covered, removed, turned, hinted, words)
+        key = (layout, position, card, covered, removed, turned, hinted, words)
         found = kept.get(key)
         if found is None:
-            found = kept[key] = slots.html(position, card_index, removed, turned, hinted, words, covered)
+            found = kept[key] = slots.html(position, card_index, removed, turned, hinted, words, covered, layout)
         return found
 
     pages._slot = html  # type: ignore[method-assign]

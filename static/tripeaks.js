@@ -173,7 +173,8 @@
   // its transition has finished, and a click in the meantime would wait, or be dropped.
   // A move's transition starts as its request leaves, not when the answer comes: the browser
   // captures the old board (a rendered frame, slow on a busy machine) while the server works,
-  // and the answer is swapped in as soon as it arrives (docs/performance.md, "Browser").
+  // and the answer is swapped in as soon as it arrives (docs/performance.md, "Browser"; guarded
+  // by bench/browser.py's update times and tests/browser/test_motion.py).
   var flight = null, early = null;
   var start = document.startViewTransition && document.startViewTransition.bind(document);
   // A transition skipped (a tap lands it) or aborted by the browser (the page hidden, another

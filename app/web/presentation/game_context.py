@@ -152,6 +152,24 @@ HIDDEN_OUTLOOK: Final = Outlook(None, None)
 """What the result box says of the deal while its answers are not open: nothing."""
 
 
+def outlook_sentence(outlook: Outlook, won: bool) -> str:
+    """What the deal allowed, as the result box says it once a game has ended: the best
+    possible score after a win; after a loss, whether the deal could be won and its best
+    score; nothing while the answer is unknown or hidden."""
+    words, best = current_locale(), outlook.best_score
+    if won:
+        if best is None:
+            return ""
+        return words.gettext("The best possible score on this deal is %(best)s.") % {"best": best}
+    if outlook.winnable and best is not None:
+        return words.gettext("This deal could be won: the best possible score is %(best)s.") % {"best": best}
+    if outlook.winnable:
+        return words.gettext("This deal could be won.")
+    if outlook.winnable is False:
+        return words.gettext("No one could win this deal.")
+    return ""
+
+
 def page_url(game: Game) -> str:
     return f"/g/{game.code_text()}"
 

@@ -140,6 +140,9 @@ def make_environment() -> jinja2.Environment:
         game_clock=game_clock, clock_text=clock_text, duration_iso=duration_iso
     )
     env.globals.update(sound_of=sound_of, sound_on=sound_on)  # app/web/presentation/sound.py
+    from app.web.presentation.game_context import outlook_sentence  # it renders with Pages
+
+    env.globals["outlook_sentence"] = outlook_sentence
     # The player's Display choice (app/web/routes/display.py), imported here: it needs the renderer.
     from app.web.routes.display import display_classes, theme_colour
 
@@ -159,7 +162,7 @@ class _Slots:
     down, face up, just turned, hinted); each is rendered once per language, then reused.
     A shape is looked up by one number (layout, position, card, and the four flags packed):
     one look-up per position a move, where hashing a card, or a tuple of them, is a Python
-    call each time.
+    call each time. Kept while it pays: ``bench/web.py --guard`` (``slot-key``), docs/performance.md.
     """
 
     MOST: Final = 20_000
@@ -296,6 +299,7 @@ class Pages:
         Jinja's ``Template.new_context`` copies the template's globals (a ChainMap over the
         environment's) into a dict, and again into a set, at every call: about a tenth of a
         move's rendering. They never change once the app runs, so they are copied once.
+        Kept while it pays: ``bench/web.py --guard`` (``render-context``), docs/performance.md.
         """
         template = self.env.get_template(name)
         names = self._globals.get(name)

@@ -44,7 +44,9 @@ class MoveRoute(APIRoute):
     context of exit stacks) at every request: a quarter of a move's CPU, measured (the
     moves are a third of the app's requests, and cost four times the trivial one). The
     dependency takes the path's ``game_id`` and the request, as it is declared; what it
-    raises (404, 422) goes to the app's exception handlers as before.
+    raises (404, 422) goes to the app's exception handlers as before. Kept while it pays:
+    ``bench/web.py --guard`` and ``bench/inprocess.py --without move-route`` measure a move
+    without it (docs/performance.md, "The clever parts").
     """
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
