@@ -22,7 +22,7 @@ from anyio import to_thread
 from fastapi import Request
 from markupsafe import escape
 
-from app.engine import Game, Status
+from app.engine import Game, Refusal, Status
 from app.i18n import current_locale
 from app.store import GameStore, StoredGame
 from app.store.base import DealRecord, Feat
@@ -30,7 +30,7 @@ from app.web.leaving import left_game
 from app.web.middleware.player_cookie import read_cookies
 from app.web.presentation.daily_view import answers_open, daily_key, daily_view, known_day
 from app.web.presentation.newgame import new_game_form, winnable_only_on
-from app.web.presentation.render import Pages
+from app.web.presentation.render import Pages, card_list, playable_words
 from app.web.presentation.views import Event, Happened
 from app.web.routes.replay import record_review
 from app.web.solving import Outlook, deal_outlook, is_proven_winnable
@@ -255,3 +255,97 @@ def announcement(store: GameStore, stored: StoredGame) -> Announcement | None:
             text = words.gettext("Nobody has won this deal yet, and your %(left)s is its best result.")
         return Announcement(Feat.BEST_UNFINISHED, text % {"left": left})
     return None
+
+
+def status_sentence(game: Game, event: Event | None, error_help: bool) -> str:
+    """The status line after a request (``templates/game.html``, spoken by screen readers): what
+    the action did, what it turned over, what a peak paid, and the score or the game's end.
+    A refusal is said only with Error help on; a hint names its card, or the undos back to a
+    winning line."""
+    words = current_locale()
+    gettext, ngettext = words.gettext, words.ngettext
+    happened = event.happened if event is not None else None
+    if event is not None and happened is Happened.REFUSED:
+        if not error_help or event.refusal is None:
+            return ""
+        reason = words.refusal_message(event.refusal)
+        if event.refusal is Refusal.RANK_MISMATCH and game.waste is not None:
+            waste = words.waste_words(game.waste)
+            return gettext("%(reason)s. Waste: %(card)s.") % {"reason": reason, "card": waste}
+        return reason
+    if event is not None and happened is Happened.HINTED:
+        return _hint_sentence(event)
+    if event is not None and happened is Happened.RESUMED:
+        return gettext("Back to game %(code)s. Waste: %(waste)s.") % {
+            "code": game.code_text(), "waste": words.waste_words(game.waste)
+        }
+    won = ngettext(
+        "You won! Final score %(score)s in %(count)s move.",
+        "You won! Final score %(score)s in %(count)s moves.",
+        game.moves,
+    ) % {"score": game.score, "count": game.moves}
+    if event is None:
+        if game.status is Status.WON:
+            return won
+        return gettext("No more possible moves") if game.status is Status.BLOCKED else ""
+    parts = [_action_words(game, event)]
+    if event.turned_up:
+        parts.append(gettext("Turned face up: %(cards)s.") % {"cards": card_list(event.turned_up)})
+    if event.turned_down:
+        parts.append(gettext("A card turned face down.") if event.turned_down == 1
+                     else gettext("Two cards turned face down."))
+    if event.peak_points:
+        parts.append(gettext("Peak cleared: %(points)s points!") % {"points": event.peak_points})
+    if game.status is Status.WON:
+        parts.append(won)
+    elif game.status is Status.BLOCKED:
+        score = gettext("Score %(score)s.") % {"score": game.score}
+        parts.append(gettext("No more possible moves") + ". " + score)
+    else:
+        parts.append(gettext("Score %(score)s.") % {"score": game.score})
+        if happened is Happened.DREW:  # whether a card can be played now, said with the rest
+            parts.append(playable_words(game))
+    return " ".join(parts)
+
+
+def _action_words(game: Game, event: Event) -> str:
+    words = current_locale()
+    card = words.card_words(event.card) if event.card is not None else ""
+    if event.happened is Happened.REMOVED:
+        return words.gettext("%(card)s to the waste.") % {"card": card}
+    if event.happened is Happened.DREW:
+        return words.gettext("Drew %(card)s.") % {"card": card}
+    if event.happened is Happened.UNDID and event.card is not None:
+        return words.gettext("Took back %(card)s. Waste: %(waste)s.") % {
+            "card": card, "waste": words.waste_words(game.waste)
+        }
+    if event.happened is Happened.UNDID:
+        waste = words.waste_words(game.waste)
+        return words.gettext("Took back the draw. Waste: %(waste)s.") % {"waste": waste}
+    if event.happened is Happened.DEALT:
+        return words.gettext("Dealt %(code)s. Waste: %(waste)s.") % {
+            "code": game.code_text(), "waste": words.waste_words(game.waste)
+        }
+    return ""
+
+
+def _hint_sentence(event: Event) -> str:
+    words = current_locale()
+    card = {"card": words.card_words(event.card)} if event.card is not None else None
+    if not event.lost:
+        if card is not None:
+            return words.gettext("Hint: play the %(card)s.") % card
+        return words.gettext("Hint: draw from the stock.") if event.hint_draw else ""
+    if event.undos is not None:
+        lost = words.ngettext(
+            "No winning line from here: undo %(count)s move to get back to one.",
+            "No winning line from here: undo %(count)s moves to get back to one.",
+            event.undos,
+        ) % {"count": event.undos}
+    else:
+        lost = words.gettext("No one could win this deal.")
+    if card is not None:
+        return lost + " " + words.gettext("For the best score still possible, play the %(card)s.") % card
+    if event.hint_draw:
+        return lost + " " + words.gettext("For the best score still possible, draw from the stock.")
+    return lost

@@ -140,9 +140,9 @@ def make_environment() -> jinja2.Environment:
         game_clock=game_clock, clock_text=clock_text, duration_iso=duration_iso
     )
     env.globals.update(sound_of=sound_of, sound_on=sound_on)  # app/web/presentation/sound.py
-    from app.web.presentation.game_context import outlook_sentence  # it renders with Pages
+    from app.web.presentation.game_context import outlook_sentence, status_sentence  # they render with Pages
 
-    env.globals["outlook_sentence"] = outlook_sentence
+    env.globals.update(outlook_sentence=outlook_sentence, status_sentence=status_sentence)
     # The player's Display choice (app/web/routes/display.py), imported here: it needs the renderer.
     from app.web.routes.display import display_classes, theme_colour
 
