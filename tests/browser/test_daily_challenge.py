@@ -122,23 +122,42 @@ def axe_clean(page: Page) -> None:
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_daily_pages_in_every_language_and_size(player, lang: str) -> None:  # type: ignore[no-untyped-def]
+    """One player of each language: the daily page before the attempt, then once it has
+    ended (the result box with the day's board), the board's own page and the calendar,
+    at every size; nothing scrolls sideways, and axe finds nothing on a phone."""
     code = daily_code(SECRET.encode(), today())
     blocked = line_of(greedy(code, prefer_draw=True))
-    for size, viewport in SIZES.items():
-        page = player(f"Screen {lang}", viewport, lang)
+    for size, viewport in SIZES.items():  # before the attempt has ended
+        page = player("", viewport, lang)
         page.goto("/daily")
         expect(page.locator("html")).to_have_attribute("lang", lang)
         expect(page.locator("html")).to_have_attribute("dir", "rtl" if lang == "he" else "ltr")
-        if size == "desktop":
-            play(page, blocked)
-            expect(page.locator("#daily-board")).to_be_visible(timeout=60_000)
-            screenshot(page, f"daily-result-{lang}-{size}")
-        else:
-            screenshot(page, f"daily-page-{lang}-{size}")
+        expect(page.locator("#daily-label")).to_be_visible()
+        screenshot(page, f"daily-page-{lang}-{size}")
+        no_sideways_scroll(page, viewport["width"])
+    page = player(f"Screen {lang}", DESKTOP, lang)
+    page.goto("/daily")
+    play(page, blocked)
+    expect(page.locator("#daily-board")).to_be_visible(timeout=60_000)
+    for size, viewport in SIZES.items():
+        page.set_viewport_size(viewport)
+        page.goto(f"/daily/{today().isoformat()}")
+        expect(page.locator("#result #daily-leaderboard")).to_be_visible(timeout=60_000)
+        expect(page.locator("#result #daily-own-row")).to_have_count(1)
+        screenshot(page, f"daily-result-{lang}-{size}")
+        no_sideways_scroll(page, viewport["width"])
+        if size == "phone":
+            axe_clean(page)
         page.goto(f"/daily/{today().isoformat()}/board")
+        expect(page.locator("#daily-leaderboard")).to_be_visible()
+        expect(page.locator("#daily-own-row")).to_have_count(1)
         screenshot(page, f"daily-board-{lang}-{size}")
+        no_sideways_scroll(page, viewport["width"])
+        if size == "phone":
+            axe_clean(page)
         page.goto("/daily/calendar")
         expect(page.locator("#daily-calendar")).to_be_visible()
+        expect(page.locator(f"td:has(#day-{today().isoformat()})")).to_have_class(re.compile(r"state-blocked"))
         screenshot(page, f"daily-calendar-{lang}-{size}")
         no_sideways_scroll(page, viewport["width"])
         if size == "phone":
