@@ -17,6 +17,7 @@ from app.engine.daily import band
 from app.i18n import current_locale
 from app.store import GameStore
 from app.store.attempts import Attempt
+from app.web.presentation.calendar import state_words
 from app.web.presentation.clock import clock_text
 from app.web.presentation.daily_view import (
     board_open,
@@ -33,12 +34,8 @@ from app.web.routes.replay import difficulty_word
 
 
 def outcome_words(attempt: Attempt) -> str:
-    words = current_locale()
-    return {
-        "won": words.pgettext("daily result", "won"),
-        "blocked": words.pgettext("daily result", "blocked"),
-        "unfinished": words.pgettext("daily result", "unfinished"),
-    }[attempt.outcome]
+    """"won", "blocked" or "unfinished", in the page's language (the calendar's words)."""
+    return state_words(attempt.outcome)
 
 
 def share_text(store: GameStore, attempt: Attempt, par: int | None, url: str) -> str:
