@@ -9,7 +9,7 @@ player cookie (monitors get none), about a third of that cost, so it no longer s
 page. Both are measured; docs/performance.md gives the two ratios.
 
 Each clever part on the move's path is kept only while it pays (docs/performance.md, "The
-clever parts"); ``TRIPEAKS_BENCH_WITHOUT=move-route,render-context,...`` puts back, for the
+clever parts"); ``TRIPEAKS_BENCH_WITHOUT=move-route,slot-key,...`` puts back, for the
 bench alone, the plain way each one replaced (:data:`PARTS`), so ``bench/web.py --guard``
 can measure a move with and without it.
 """
@@ -20,7 +20,6 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import jinja2
 from fastapi import FastAPI
@@ -31,7 +30,7 @@ from app.engine import Card
 from app.engine.layout import Layout
 from app.i18n import Locale
 from app.web.main import create_app as create_shipped_app
-from app.web.presentation.render import TEMPLATES_DIR, Pages, _Slots, localized
+from app.web.presentation.render import TEMPLATES_DIR, Pages, _Slots
 from app.web.routes.moves import MoveRoute
 
 TRIVIAL_PAGE = "/bench/trivial"
@@ -46,17 +45,6 @@ def plain_move_routes(app: FastAPI) -> None:
                 route.path, route.endpoint, methods=route.methods, name=route.name,
                 openapi_extra=route.openapi_extra,
             )
-
-
-def plain_render_context(app: FastAPI) -> None:
-    """Jinja's own ``Template.new_context`` (it copies the template's globals at every render)."""
-    pages: Pages = app.state.pages
-
-    def context(name: str, given: Any) -> tuple[jinja2.Template, jinja2.runtime.Context]:
-        template = pages.env.get_template(name)
-        return template, template.new_context(localized(given), shared=False)
-
-    pages._context = context  # type: ignore[method-assign]
 
 
 def plain_slot_key(app: FastAPI) -> None:
@@ -93,7 +81,6 @@ def plain_run_clock(app: FastAPI) -> None:
 
 PARTS: dict[str, Callable[[FastAPI], None]] = {
     "move-route": plain_move_routes,
-    "render-context": plain_render_context,
     "slot-key": plain_slot_key,
     "inline-clock": plain_run_clock,
 }

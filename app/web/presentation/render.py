@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import jinja2
-from jinja2.runtime import Context, new_context
+from jinja2.runtime import Context
 from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
@@ -220,7 +220,6 @@ class Pages:
     def __init__(self, env: jinja2.Environment) -> None:
         self.env = env
         self._slot = _Slots(env).html
-        self._globals: dict[str, dict[str, Any]] = {}
 
     def load_all(self) -> None:
         """Compile every template now rather than on its first request."""
@@ -294,21 +293,11 @@ class Pages:
         return self._response(html, status_code, headers)
 
     def _context(self, name: str, context: Mapping[str, Any]) -> tuple[jinja2.Template, Context]:
-        """The template and one render context for it: its globals, the language's, the route's.
-
-        Jinja's ``Template.new_context`` copies the template's globals (a ChainMap over the
-        environment's) into a dict, and again into a set, at every call: about a tenth of a
-        move's rendering. They never change once the app runs, so they are copied once.
-        Kept while it pays: ``bench/web.py --guard`` (``render-context``), docs/performance.md.
-        """
+        """The template and one render context for it, Jinja's own: its globals, the language's,
+        the route's. (Copying the globals once instead of at every render paid about 3 % of a
+        move, not the tenth a clever part must pay: docs/performance.md, "The clever parts".)"""
         template = self.env.get_template(name)
-        names = self._globals.get(name)
-        if names is None:
-            names = self._globals[name] = dict(template.globals)
-        shared = new_context(
-            self.env, template.name, template.blocks, {**names, **localized(context)}, shared=True
-        )
-        return template, shared
+        return template, template.new_context(localized(context))
 
     @staticmethod
     def _response(html: str, status_code: int, headers: Mapping[str, str] | None) -> HTMLResponse:
