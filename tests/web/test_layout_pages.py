@@ -254,3 +254,11 @@ def test_the_review_draws_each_layout(client: TestClient, layout: Layout) -> Non
     assert 'id="layout-tag"' in start.text
     end = client.get(f"/replay/{code.text()}/{text}")
     assert end.status_code == 200 and 'class="card face' not in end.text.split('class="peaks"')[1].split('class="piles"')[0]
+
+
+def test_a_bad_review_line_names_its_layout_s_positions(client: TestClient) -> None:
+    for layout, last in ((THREE_PEAKS, 27), (LAYOUTS["diamonds"], 26), (LAYOUTS["valley"], 29)):
+        answer = client.get(f"/replay/{code_of(layout).text()}/d.x")
+        assert answer.status_code == 400 and f"or a position 0 to {last}." in answer.text, layout
+    beyond = client.get(f"/replay/{code_of(LAYOUTS['diamonds']).text()}/27")
+    assert beyond.status_code == 400 and "0 to 26" in beyond.text

@@ -75,8 +75,9 @@ def line_problem_message(error: LineError) -> str:
     if error.problem is LineProblem.UNKNOWN_TOKEN:
         text = words.gettext(
             "Action %(number)s of the line, “%(token)s”, is not an action: write d for a draw"
-            " or a position 0 to 27."
+            " or a position 0 to %(last)s."
         )
+        values["last"] = error.positions - 1  # the layout's last position: 27 in three peaks
     elif error.problem is LineProblem.REFUSED:
         why = words.refusal_message(error.refusal) if error.refusal else ""
         text = words.gettext(
@@ -96,7 +97,7 @@ def read_link(code: str, line_text: str, step: str | None) -> tuple[Review, int]
     except CodeError:
         raise BadLink("bad_code", words.code_error(code)) from None
     try:
-        line = Line.parse(line_text[: MAX_LINE_INPUT + 1])
+        line = Line.parse(line_text[: MAX_LINE_INPUT + 1], parsed.layout.count)
         analyses.get(parsed)  # the deal's analysis made in the worker, off this process's GIL
         found = review(parsed, line)
     except LineError as error:
