@@ -110,7 +110,7 @@
       if (first) { event.preventDefault(); first.focus(); }
       return;
     }
-    var share = event.target.closest && event.target.closest("#share");
+    var share = event.target.closest && event.target.closest("#share, #share-game");
     if (share) shareGame(share);
   });
 

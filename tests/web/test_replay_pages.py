@@ -165,6 +165,10 @@ def test_the_result_box_offers_the_review_and_statistics_list_it(client: TestCli
     page = play_to_the_end(client, Line.parse(THROWN))
     assert f'href="/replay/{CODE}/{THROWN}"' in page and "Review this game" in page
     assert "Share this game" in page and f"/replay/{CODE}/{THROWN}\"" in page
+    # One share with its copy: the game's link (its line), and the words sent with it.
+    share = re.search(r'<button type="button" class="button" id="share-game" data-share-url="([^"]+)"\s+'
+                      r'data-share-text="([^"]+)" data-copied="Share link copied">Share</button>', page)
+    assert share and share[1].endswith(f"/replay/{CODE}/{THROWN}") and CODE in share[2]
     assert 'hx-get="/replay-difficulty/' in page
     difficulty = client.get(f"/replay-difficulty/{CODE}")
     assert difficulty.status_code == 200 and "Difficulty: " in difficulty.text

@@ -134,11 +134,12 @@ def game_context(
         "outlook": (deal_outlook(game.code) if opened else HIDDEN_OUTLOOK) if outlook and ended else None,
         "answers_open": opened,
         "daily": daily_view(day, attempt, stored.id) if day is not None else None,
+        # What a share sends: the bar's Share while playing, the result box's once ended.
+        "share_text": share_text(game) if ended or not oob else "",
     }
     if not oob:
         context.update(
             share_url=ShareUrl(request, game),
-            share_text=share_text(game),
             large_cards=large_cards_on(request),
             proven_winnable=is_proven_winnable(game.code),
             left_game=left_game(request, store, player, stored),
