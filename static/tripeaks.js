@@ -123,6 +123,9 @@
     sayTimer = setTimeout(function () { if (status.textContent === text) status.textContent = ""; }, 4000);
   }
   function shareGame(share) {
+    // One share: once the game has ended, the bar's Share sends what the result box's does
+    // (the game itself, its review link), so the buttons keep their places.
+    share = $("share-game") || share;
     var url = share.getAttribute("data-share-url"), text = share.getAttribute("data-share-text");
     if (navigator.share && (!navigator.canShare || navigator.canShare({ url: url, text: text }))) {
       navigator.share({ title: document.title, text: text, url: url }).catch(function () {});
