@@ -38,6 +38,8 @@ class Stream:
     status: int | None = None
     response_headers: httpx.Headers | None = None
     raw: list[str] = field(default_factory=list)
+    seen: list[Event] = field(default_factory=list)
+    """Every event that arrived, in order (``next`` and ``until`` take them off the queue)."""
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
 
@@ -60,7 +62,8 @@ class Stream:
                             return
                         if not line:
                             if data:
-                                self.events.put(Event(event_id, "\n".join(data), time.monotonic()))
+                                self.seen.append(Event(event_id, "\n".join(data), time.monotonic()))
+                                self.events.put(self.seen[-1])
                             data = []
                             continue
                         name, _, value = line.partition(":")

@@ -3,6 +3,7 @@ other racer's stream within a second; never a card in it; reconnects; the bounds
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app.web.race_stream import ANNOUNCE_EVERY_S
 from tests.races import Stream, deal_cards, names_no_card
 from tests.servers import LiveServer, live_server
 from tests.support import won_deal
@@ -78,6 +80,11 @@ def test_a_rivals_move_reaches_the_stream_and_no_card_ever_does(server: LiveServ
     everything = "\n".join(stream.raw) + "".join(counted)
     assert names_no_card(everything, race_id, deal_cards(code.text())) == []
     assert "race-news" in everything  # the rivals' progress, announced politely
+    told = [event.at for event in stream.seen if 'id="race-news"' in event.data]
+    assert told, "no announcement"
+    # ...at most every few seconds (ANNOUNCE_EVERY_S; the moves came many times a second):
+    # a little slack for a busy machine delaying one event more than the next.
+    assert all(later - earlier > ANNOUNCE_EVERY_S - 2 for earlier, later in itertools.pairwise(told)), told
 
     # A reconnect with the last id gets nothing until something changes; one without, everything.
     again = Stream(rival, f"/races/{race_id}/events?view=board-1", headers={"Last-Event-ID": won.id or ""}).open()
