@@ -185,3 +185,19 @@ def test_a_server_shutting_down_ends_its_streams(tmp_path: Path) -> None:
             stream.next(timeout=10)
         server.process.wait(timeout=10)
         assert time.monotonic() - stopping < 8  # not the keep-alive's 15 s, nor forever
+
+
+def test_an_idle_stream_gets_a_keep_alive_comment_every_15_seconds(server: LiveServer) -> None:
+    """Nothing changes in the room: the stream still sends a comment line within ~15 s (what
+    keeps a proxy from closing it), and is not buffered (X-Accel-Buffering: no)."""
+    maker = racer(server)
+    race_id = maker.post("/api/races", json={"code": "TP1-E-AAAAAAB"}).json()["id"]
+    stream = Stream(maker, f"/races/{race_id}/events?view=lobby").open()
+    assert stream.response_headers is not None and stream.response_headers["x-accel-buffering"] == "no"
+    assert "race-start" in stream.next().data
+    opened = len(stream.raw)
+    time.sleep(17)
+    later = stream.raw[opened:]
+    assert any(line.startswith(":") for line in later), later  # a comment: the keep-alive
+    assert not any(line.startswith("data:") for line in later), later  # nothing else to say
+    stream.close()
