@@ -39,8 +39,12 @@ lint: install-test
 audit: install-test
 	$(BIN)/python scripts/audit.py constraints.txt
 
+# The whole suite on every core (pytest-xdist: one worker per core, each with its own browser,
+# live servers, folders and PostgreSQL schemas; a worker that is free takes tests from a busy
+# one). TEST_WORKERS=0 runs it in this one process.
+TEST_WORKERS ?= auto
 test: install-test
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal
 
 bench: install-test
 	$(BIN)/python bench/engine.py

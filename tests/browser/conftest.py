@@ -17,7 +17,12 @@ SCREENSHOTS = ROOT / "test-output" / "screenshots"
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
-pytestmark = pytest.mark.browser
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Every test in this folder is a browser test (``-m "not browser"`` leaves them out). A
+    conftest's ``pytestmark`` would mark nothing: pytest reads that name in test modules only."""
+    item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(scope="session")
