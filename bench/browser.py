@@ -25,8 +25,8 @@ import tempfile
 from pathlib import Path
 
 from app.engine import DRAW
-from tests.servers import live_server
-from tests.support import won_deal
+from tests.support.deals import won_deal
+from tests.support.servers import live_server
 
 CHROMIUM = os.environ.get("TRIPEAKS_CHROMIUM", "/usr/bin/chromium")
 

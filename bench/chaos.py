@@ -4,7 +4,7 @@ and the database stops; then every acknowledged action is looked for in the stor
     .venv/bin/python bench/chaos.py --minutes 10                    # SQLite, then PostgreSQL
     .venv/bin/python bench/chaos.py --minutes 2 --backend sqlite
 
-The driver is the test's (``tests/chaos/soak.py``; ``tests/chaos/test_chaos.py`` runs it for a
+The driver is the test's (``tests/support/soak.py``; ``tests/chaos/test_chaos.py`` runs it for a
 few seconds per fault). The time is shared between the backends. On SQLite the data directory is
 a small tmpfs (as root; without root, no disk fills) and the cycle is: play, SIGKILL the server
 and start it again, play, fill the disk to the last byte and free it. On PostgreSQL (a private
@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.chaos.soak import Figures, Soak  # noqa: E402
-from tests.security.test_faults import PrivatePostgres, postgres_bin, tiny_disk  # noqa: E402
+from tests.support.faults import PrivatePostgres, postgres_bin, tiny_disk  # noqa: E402
+from tests.support.soak import Figures, Soak  # noqa: E402
 
 PLAY_S = 5.0
 """Seconds of play between two faults."""

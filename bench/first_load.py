@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from tests.servers import live_server
+from tests.support.servers import live_server
 
 CHROMIUM = os.environ.get("TRIPEAKS_CHROMIUM", "/usr/bin/chromium")
 

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.engine import Game, GameCode, Rules, Status  # noqa: E402
-from tests.servers import LiveServer, start_server  # noqa: E402
+from tests.support.servers import LiveServer, start_server  # noqa: E402
 
 ROW = re.compile(
     r'<span class="racer-name">(?:<span class="racer-place">\d+\.</span> )?(?P<name>[^<]+?)(?: <span|</span>).*?'

@@ -9,14 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import live_server as serve
-
-CHROMIUM = os.environ.get("TRIPEAKS_CHROMIUM", "/usr/bin/chromium")
-ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "test-output" / "screenshots"
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
-
+from tests.support.browser import CHROMIUM, DESKTOP
+from tests.support.servers import live_server as serve
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
@@ -76,11 +70,3 @@ def new_page(browser, live_server):  # type: ignore[no-untyped-def]
         for page in context.pages:
             assert not [e for e in page.js_errors if "Content Security Policy" in e], page.js_errors
         context.close()
-
-
-def screenshot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / f"{name}.png"
-    page.wait_for_timeout(400)  # let the card animations finish
-    page.screenshot(path=str(path), full_page=True, caret="initial")  # "hide" injects a style CSP refuses
-    return path

@@ -6,21 +6,21 @@ tested here. The words the page says are compared with the catalogs' own (.po) s
 
 from __future__ import annotations
 
-import base64
 import re
-from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Game, GameCode, Rules
 from app.engine.rules import PEAK_BONUS
 from app.web.presentation.views import TABLEAU_ORDER
-from tests.browser.conftest import DESKTOP, PHONE
-from tests.browser.states import (
+from tests.support.browser import (
     BROWSER_LOCALES,
+    DESKTOP,
     MID_CODE,
+    PHONE,
     STATES,
     card_name,
+    low_contrast,
     play_by_keys,
     play_line_by_keys,
     reach,
@@ -28,15 +28,8 @@ from tests.browser.states import (
     says,
     settle,
 )
-from tests.support import blocked_by_drawing, won_deal
+from tests.support.deals import blocked_by_drawing, won_deal
 
-HERE = Path(__file__).parent
-CONTRAST = (HERE / "contrast.js").read_text(encoding="utf-8")
-TEXTS = (HERE / "texts.js").read_text(encoding="utf-8")
-HIDE_TEXT = (
-    "*, *::before, *::after { color: transparent !important; -webkit-text-fill-color: transparent !important;"
-    " text-shadow: none !important; transition: none !important; }"
-)
 LIVE = "[aria-live], [role=status], [role=alert], [role=log], [role=marquee], [role=timer]"
 
 
@@ -78,19 +71,6 @@ def test_axe_finds_nothing_in_any_state_page_or_language(new_page) -> None:  # t
                     page.goto(path)
                     found.extend((lang, path, v) for v in run_axe(page))
     assert found == []
-
-
-def low_contrast(page: Page) -> list[tuple[str, float]]:
-    """The texts on screen under 4.5:1 (3:1 when large) against the pixels behind them."""
-    texts = page.evaluate(TEXTS)
-    assert len(texts) > 10
-    page.add_style_tag(content=HIDE_TEXT)
-    shot = base64.b64encode(page.screenshot(animations="disabled")).decode()
-    return [
-        (t["text"], round(t["ratio"], 2))
-        for t in page.evaluate(CONTRAST, [shot, texts])
-        if t["ratio"] < (3 if t["large"] else 4.5)
-    ]
 
 
 def test_every_text_has_contrast_against_its_actual_background(new_page) -> None:  # type: ignore[no-untyped-def]
@@ -479,7 +459,7 @@ def test_the_board_in_words_says_what_can_be_played(new_page) -> None:  # type: 
 
 def won_words(lang: str, game: Game) -> str:
     """The win's words as the catalog spells them, in the catalog's own plural form."""
-    from tests.i18n.po import po_plural
+    from tests.support.catalogs import po_plural
 
     return po_plural(lang, "You won! Final score %(score)s in %(count)s move.", game.moves) % {
         "score": game.score,

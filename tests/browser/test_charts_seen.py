@@ -5,9 +5,17 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import DESKTOP, PHONE, screenshot
-from tests.browser.states import BROWSER_LOCALES, reach, run_axe, says, settle
-from tests.browser.test_access import low_contrast
+from tests.support.browser import (
+    BROWSER_LOCALES,
+    DESKTOP,
+    PHONE,
+    low_contrast,
+    reach,
+    run_axe,
+    says,
+    screenshot,
+    settle,
+)
 
 SIZES = {"1280x800": DESKTOP, "390x844": PHONE, "844x390": {"width": 844, "height": 390}}
 CONTRAST_OF = """([a, b]) => {

@@ -14,13 +14,11 @@ from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Game, Status
 from app.engine.daily import daily_code
-from tests.browser.conftest import DESKTOP, PHONE, screenshot
-from tests.browser.states import run_axe, settle
-from tests.browser.test_pages_extra import no_sideways_scroll
-from tests.servers import SECRET
-from tests.servers import live_server as serve
-from tests.store.helpers import greedy, line_of
-from tests.support import winning_line
+from tests.support.browser import DESKTOP, PHONE, no_sideways_scroll, run_axe, screenshot, settle
+from tests.support.deals import winning_line
+from tests.support.servers import SECRET
+from tests.support.servers import live_server as serve
+from tests.support.store import greedy, line_of
 
 LANDSCAPE = {"width": 844, "height": 390}
 SIZES = {"desktop": DESKTOP, "phone": PHONE, "landscape": LANDSCAPE}

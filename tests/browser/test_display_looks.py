@@ -7,9 +7,16 @@ import base64
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import DESKTOP, PHONE, screenshot
-from tests.browser.states import BROWSER_LOCALES, reach, run_axe, says
-from tests.browser.test_access import low_contrast
+from tests.support.browser import (
+    BROWSER_LOCALES,
+    DESKTOP,
+    PHONE,
+    low_contrast,
+    reach,
+    run_axe,
+    says,
+    screenshot,
+)
 
 BACKS = ("blue", "red", "lattice")
 TABLES = ("green", "blue", "wine")

@@ -13,8 +13,8 @@ from __future__ import annotations
 from playwright.sync_api import Page, expect
 
 from app.engine import DRAW
-from tests.browser.states import settle
-from tests.support import won_deal
+from tests.support.browser import settle
+from tests.support.deals import won_deal
 
 GAP_MS = 100
 """The player's pace: the time from an answer on the screen to the next click."""

@@ -12,20 +12,21 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from app.engine import DRAW
-from tests.browser.conftest import SCREENSHOTS, screenshot
-from tests.browser.states import (
+from tests.support.browser import (
     BROWSER_LOCALES,
     PLAYED,
+    SCREENSHOTS,
     STATES,
     VIEWS,
     game_id,
     not_fitting,
     post_line,
     reach,
+    screenshot,
     settle,
     sideways,
 )
-from tests.support import blocked_by_drawing, won_deal
+from tests.support.deals import blocked_by_drawing, won_deal
 
 BOARD = """() => [...document.querySelectorAll('#peaks > .card, #peaks > .slot, #stock, #waste')]
   .map(e => { const r = e.getBoundingClientRect(); return [e.id, ...[r.x, r.y, r.width, r.height].map(Math.round)]; })"""

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import CHROMIUM, screenshot
-from tests.browser.states import run_axe, says
+from tests.support.browser import CHROMIUM, run_axe, says, screenshot
 
 CODE = "TP1-E-AAAAAAB"
 

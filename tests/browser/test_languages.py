@@ -10,8 +10,7 @@ from playwright.sync_api import Page, expect
 
 from app.engine import Game, GameCode
 from app.i18n import get_locale
-from tests.browser.conftest import DESKTOP, PHONE, screenshot
-from tests.browser.states import card_name, says
+from tests.support.browser import DESKTOP, PHONE, card_name, says, screenshot
 
 CODE = "TP1-E-AAAAAAB"
 AXE = next((Path(__file__).parent / "vendor").glob("axe-*.min.js"))

@@ -8,7 +8,7 @@ import re
 from playwright.sync_api import expect
 
 from app.engine import Game
-from tests.browser.states import MID_CODE, reach, settle
+from tests.support.browser import MID_CODE, reach, settle
 
 
 def refusable(game: Game) -> int:

@@ -8,7 +8,7 @@ from typing import Any
 from playwright.sync_api import Page, expect
 
 from app.engine import Game
-from tests.browser.states import MID_CODE, settle
+from tests.support.browser import MID_CODE, settle
 
 CODE = "TP1-E-AAAAAAJ"
 

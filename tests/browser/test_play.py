@@ -7,9 +7,8 @@ import re
 from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Game, Rules
-from tests.browser.conftest import DESKTOP, PHONE, screenshot
-from tests.browser.states import run_axe
-from tests.support import blocked_by_drawing, won_deal
+from tests.support.browser import DESKTOP, PHONE, run_axe, screenshot
+from tests.support.deals import blocked_by_drawing, won_deal
 
 CODE = "TP1-E-AAAAAAB"
 

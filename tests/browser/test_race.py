@@ -8,8 +8,8 @@ import re
 from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Game
-from tests.browser.conftest import screenshot
-from tests.support import won_deal
+from tests.support.browser import screenshot
+from tests.support.deals import won_deal
 
 
 def card(page: Page, position: int):  # type: ignore[no-untyped-def]

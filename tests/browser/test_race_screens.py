@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import screenshot
-from tests.support import won_deal
+from tests.support.browser import screenshot
+from tests.support.deals import won_deal
 
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844},
          "landscape": {"width": 844, "height": 390}}  # fmt: skip

@@ -9,8 +9,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import DESKTOP, PHONE, screenshot
-from tests.browser.states import BROWSER_LOCALES, VIEWS, not_fitting, settle
+from tests.support.browser import BROWSER_LOCALES, DESKTOP, PHONE, VIEWS, not_fitting, screenshot, settle
 
 CODE = "TP1-E-AAAAAAB"
 THROWN = "22.19.21.d.12.18.d.d.d.d.20.d.d.d.10.d.11.d.d.9.23.25.d.3.d.13.d.d.d.d.d.d.d.d.d.4.0.d.27"
@@ -89,8 +88,7 @@ def test_review_in_hebrew(new_page) -> None:  # type: ignore[no-untyped-def]
 def test_the_review_fits_and_every_text_has_contrast(new_page, lang: str) -> None:  # type: ignore[no-untyped-def]
     """Desktop, phone and phone on its side, light and dark: no sideways scroll, and every text
     at least 4.5:1 (3:1 large) against the pixels actually behind it."""
-    from tests.browser.test_access import low_contrast
-    from tests.browser.test_pages_extra import no_sideways_scroll
+    from tests.support.browser import low_contrast, no_sideways_scroll
 
     low = []
     for scheme in ("light", "dark"):

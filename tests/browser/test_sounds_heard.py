@@ -10,8 +10,8 @@ from itertools import pairwise
 from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Game, GameCode, Rules
-from tests.browser.states import reach, settle
-from tests.support import won_deal
+from tests.support.browser import reach, settle
+from tests.support.deals import won_deal
 
 WATCH = """
 window.started = [];

@@ -10,8 +10,7 @@ from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Action, Game, GameCode, Status
 from app.engine.search.analysis import analyse
-from tests.browser.conftest import screenshot
-from tests.browser.states import VIEWS, not_fitting, play_by_keys, sideways
+from tests.support.browser import VIEWS, not_fitting, play_by_keys, screenshot, sideways
 
 WINDOW = ["#new-game", "#deal", "#cancel-new-game", "#code-input", "#variants-choice", "input[name=variants]"]
 

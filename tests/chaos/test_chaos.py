@@ -1,6 +1,6 @@
 """Chaos as a test: players play while servers are killed, the disk fills and the database stops.
 
-The driver is :mod:`tests.chaos.soak` (``bench/chaos.py`` runs it for as long as asked). Each
+The driver is :mod:`tests.support.soak` (``bench/chaos.py`` runs it for as long as asked). Each
 test checks, at its end, that every action a server acknowledged is in its stored game and
 that replaying the log gives the store's games; no 5xx outside the outages, 503 with
 ``Retry-After`` inside them; ``/healthz`` 200 throughout (but while its server was dead);
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.chaos.soak import Soak
-from tests.security.test_faults import PrivatePostgres, private_postgres, tiny_disk  # noqa: F401 (a fixture)
+from tests.support.faults import PrivatePostgres, tiny_disk
+from tests.support.soak import Soak
 
 pytestmark = pytest.mark.slow
 
@@ -66,7 +66,7 @@ def test_a_full_disk_loses_no_acknowledged_action(tmp_path: Path) -> None:
 
 @pytest.mark.postgres
 def test_two_servers_and_a_race_lose_nothing_when_the_database_stops(
-    private_postgres: PrivatePostgres, tmp_path: Path  # noqa: F811 (the fixture)
+    private_postgres: PrivatePostgres, tmp_path: Path
 ) -> None:
     """PostgreSQL, a private cluster: two servers, the players on both, and a race of three
     racers joined on both; the database stopped and started twice, and one server SIGKILLed

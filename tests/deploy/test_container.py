@@ -30,8 +30,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.deploy.machines import INSIDE, ROOT, Podman, debian_root, host_ca_bundle, locked, require_or_skip
-from tests.servers import free_port
+from tests.support.machines import INSIDE, ROOT, Podman, debian_root, host_ca_bundle, locked, require_or_skip
+from tests.support.servers import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.container, pytest.mark.timeout(1800)]
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.deploy.machines import CACHE, INSIDE, ROOT, debian_root, host_ca_bundle, mounts_under, remove_tree
+from tests.support.machines import CACHE, INSIDE, ROOT, debian_root, host_ca_bundle, mounts_under, remove_tree
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.deploy.machines import ROOT
-from tests.servers import live_server
+from tests.support.machines import ROOT
+from tests.support.servers import live_server
 
 pytestmark = pytest.mark.slow
 

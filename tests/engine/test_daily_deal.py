@@ -9,7 +9,7 @@ import pytest
 from app.engine import Game, GameCode
 from app.engine.daily import WEEKDAY_BANDS, band, candidate, daily_code, rating
 from app.engine.search.review import Difficulty
-from tests.support import can_win
+from tests.support.deals import can_win
 
 KEY = b"test-key"
 VECTORS = {  # key b"test-key": Monday 30 November to Sunday 6 December 2026 (docs/deals.md)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 
-from engine_helpers import new_game, winning_line
-
 from app.engine import DRAW, Card, Game, describe_board
+from tests.support.games import new_game, winning_line
 
 DEAL_1 = "TP1-E-AAAAAAB"
 H = "hidden card"

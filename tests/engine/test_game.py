@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from engine_helpers import new_game, snapshot, winning_line
 
 from app.engine import (
     DRAW,
@@ -19,6 +18,7 @@ from app.engine import (
 )
 from app.engine.layout import COVERED_BY
 from app.engine.words import describe_board
+from tests.support.games import new_game, snapshot, winning_line
 
 # TP1-E-AAAAAAB: waste QC; bottom row 2C AD 6S KC KH 10H 10S JS 10D 8S (positions 18-27).
 DEAL_1 = "TP1-E-AAAAAAB"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.engine.layout import COVERED_BY, LAYOUTS, THREE_PEAKS, Layout, LayoutError, layout_named
-from tests.layout_tables import SIZES, TABLES, covers_by_the_rule, read_table
+from tests.support.layout_tables import SIZES, TABLES, covers_by_the_rule, read_table
 
 
 @pytest.mark.parametrize("word", list(TABLES))

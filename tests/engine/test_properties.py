@@ -5,12 +5,12 @@ from __future__ import annotations
 import contextlib
 from collections import Counter
 
-from engine_helpers import snapshot
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from app.engine import DEAL_COUNT, DECK, DRAW, Card, Game, GameCode, RefusedAction, Rules
 from app.engine.state import game_from_state, state_of
+from tests.support.games import snapshot
 
 UNDO = -2
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from engine_helpers import new_game, snapshot, winning_line
 
 from app.engine import DRAW, Game, Refusal, RefusedAction
+from tests.support.games import new_game, snapshot, winning_line
 
 DEAL_1 = "TP1-E-AAAAAAB"  # waste QC; position 18 is 2C, 21 KC, 19 AD
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from engine_helpers import new_game, winning_line
 
 from app.engine import DRAW, Game, StateError, Status
 from app.engine.state import game_from_state, state_of
+from tests.support.games import new_game, winning_line
 
 DEAL_1 = "TP1-E-AAAAAAB"
 T0 = 1_800_000_000.0

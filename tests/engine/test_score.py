@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from engine_helpers import CraftedCode, craft_deal, find_win, new_game, winning_line
 
 from app.engine import DRAW, Game, Rules, Status
 from app.engine.layout import PEAKS
+from tests.support.games import CraftedCode, craft_deal, find_win, new_game, winning_line
 
 DEAL_1 = "TP1-E-AAAAAAB"
 

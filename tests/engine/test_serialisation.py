@@ -6,11 +6,11 @@ import json
 from typing import Any
 
 import pytest
-from engine_helpers import new_game, snapshot, winning_line
 
 from app.engine import DRAW, Game, StateError
 from app.engine.state import game_from_state, state_of
 from app.engine.words import describe_board
+from tests.support.games import new_game, snapshot, winning_line
 
 DEAL_1 = "TP1-E-AAAAAAB"
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from engine_helpers import new_game, snapshot, winning_line
 
 from app.engine import DRAW, UNDO_LIMIT, Action, Game, GameCode, Refusal, RefusedAction
+from tests.support.games import new_game, snapshot, winning_line
 
 DEAL_1 = "TP1-E-AAAAAAB"
 

@@ -12,9 +12,9 @@ from fastapi.testclient import TestClient
 from app.engine import Game, Rules
 from app.i18n import LANGUAGE_COOKIE, LANGUAGES
 from app.i18n.locale import LANGUAGE_NAMES
-from tests.i18n.po import board_words, card_words, code_error, po
-from tests.support import won_deal
-from tests.web.conftest import HX, game_id_of, text_of
+from tests.support.catalogs import board_words, card_words, code_error, po
+from tests.support.deals import won_deal
+from tests.support.pages import HX, game_id_of, text_of
 
 CODE = "TP1-E-AAAAAAB"
 PAGE_WORDS = {

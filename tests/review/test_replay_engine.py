@@ -1,5 +1,5 @@
 """The line and the review (app.engine.line, app.engine.search.review), checked against the suite's
-independent reference searches (tests/solver/solver_reference.py), not the solver itself."""
+independent reference searches (tests/support/reference.py), not the solver itself."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from app.engine import Game, GameCode, Rules
 from app.engine.line import MAX_ACTIONS, Line, LineError, LineProblem
 from app.engine.search.review import DealAnalysisAdapter, Difficulty, Review, playout_share, rate
 from app.engine.search.solver import solve
-from tests.solver.solver_reference import brute_force_best, plain_search
+from tests.support.reference import brute_force_best, plain_search
 
 CODE = GameCode.parse("TP1-E-AAAAAAB")
 THROWN = Line.parse(

@@ -1,11 +1,10 @@
-"""Fixtures for the security tests: apps with chosen settings, and a live uvicorn server."""
+"""Fixtures for the security tests: apps with chosen settings whose rate limits count on a
+clock that stands still (``tests/support/apps.py`` says why)."""
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -19,34 +18,7 @@ from app.store import GameStore, MemoryStore
 from app.web.main import create_app
 from app.web.middleware import ratelimit
 from app.web.settings import Settings
-
-ROOT = Path(__file__).resolve().parents[2]
-SECRET = "security-tests-secret-" + "s" * 24
-HX = {"HX-Request": "true"}
-CODE = "TP1-E-AAAAAAB"
-
-
-def settings(tmp: Path, **overrides: Any) -> Settings:
-    """Test settings: memory store, a fixed key, rate limits off unless asked for."""
-    values: dict[str, Any] = {
-        "secret_key": SECRET,
-        "database_url": "memory://",
-        "data_dir": tmp,
-        "rate_limits": False,
-        "idle_days": 0,
-    }
-    values.update(overrides)
-    return Settings(**values)
-
-
-AppFactory = Callable[..., TestClient]
-
-# The rate limits count in sliding windows over whole minutes of the clock (the previous
-# minute's count weighted by how much of it is still inside the window, rounded down): a test
-# that crossed a minute would see a count drop by one. So the in-memory counters of the apps
-# made here read a clock that stands still, 30 s into a minute: every count is exact, and so is
-# Retry-After. (Redis keeps its own time: see tests/security/test_rate_limits.py.)
-NOW = 1_800_000_030.0
+from tests.support.apps import NOW, AppFactory, settings
 
 
 @pytest.fixture
@@ -76,24 +48,3 @@ def make_client(tmp_path: Path, still_clock: float) -> Iterator[AppFactory]:
     yield make
     for client in reversed(opened):
         client.__exit__(None, None, None)
-
-
-def game_id_of(html: str) -> str:
-    match = re.search(r'data-game-id="([^"]+)"', html)
-    assert match, "page has no game"
-    return match.group(1)
-
-
-# -- a live server ------------------------------------------------------------------------------
-
-
-from tests import servers  # noqa: E402
-from tests.servers import LiveServer, free_port  # noqa: E402,F401
-from tests.store.conftest import pg_database, postgres_url  # noqa: E402,F401 (fixtures)
-
-
-def live_server(
-    data_dir: Path, env: Mapping[str, str] | None = None, *, run_as: Sequence[str] = ()
-) -> AbstractContextManager[LiveServer]:
-    """The game in a subprocess, with idle cleanup off (``run_as``: a command prefix)."""
-    return servers.live_server(data_dir, {"TRIPEAKS_IDLE_DAYS": "0", **(env or {})}, run_as=run_as)

@@ -21,9 +21,9 @@ from markupsafe import escape
 from app.engine import DRAW
 from app.engine.state import state_of
 from app.store import MemoryStore
-from tests.security.conftest import CODE, HX, AppFactory, game_id_of, live_server
-from tests.security.test_hostile_inputs import app_routes
-from tests.support import won_deal
+from tests.support.apps import AppFactory, app_routes, live_server
+from tests.support.deals import won_deal
+from tests.support.pages import CODE, HX, game_id_of
 
 CROSS_SITE: list[dict[str, str]] = [
     {"Sec-Fetch-Site": "cross-site"},

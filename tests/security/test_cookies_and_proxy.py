@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from tests.security.conftest import CODE, HX, AppFactory, game_id_of
+from tests.support.apps import AppFactory
+from tests.support.pages import CODE, HX, game_id_of
 
 PROXY = ("127.0.0.1", 40000)
 

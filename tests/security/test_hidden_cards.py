@@ -23,9 +23,10 @@ from app.engine import DRAW, Card, Game, GameCode, Rules
 from app.i18n import LANGUAGES
 from app.store import GameStore, MemoryStore, StoreUnavailable
 from app.store.base import new_game_id
-from tests.i18n.po import card_words
-from tests.security.conftest import CODE, HX, AppFactory, game_id_of
-from tests.support import won_deal
+from tests.support.apps import AppFactory
+from tests.support.catalogs import card_words
+from tests.support.deals import won_deal
+from tests.support.pages import CODE, HX, game_id_of
 
 
 def hidden_cards(game: Game) -> set[Card]:

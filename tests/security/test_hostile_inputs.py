@@ -20,13 +20,13 @@ from typing import Any, Literal
 
 import pytest
 from fastapi.testclient import TestClient
-from starlette.routing import Mount
 
 from app.engine import CodeError, GameCode
 from app.engine.state import state_of
 from app.store import GameStore, MemoryStore
 from app.store.sql import SqlStore
-from tests.security.conftest import CODE, HX, AppFactory, game_id_of
+from tests.support.apps import AppFactory, app_routes
+from tests.support.pages import CODE, HX, game_id_of
 
 Expect = Literal["4xx", "any"]
 """``4xx``: the input must be refused; ``any``: it may be taken (as harmless), never a 5xx."""
@@ -438,27 +438,6 @@ CATALOGUE: dict[tuple[str, str], RouteProbes] = {
     ("*", "/static"): static_probes,
 }
 """Every route: (method, path) → its own hostile inputs. Paths are the app's route templates."""
-
-
-def app_routes(app: Any) -> dict[tuple[str, str], set[str]]:
-    """(method, path) of every route the app serves, routers included (``*`` for a mount)."""
-    found: dict[tuple[str, str], set[str]] = {}
-
-    def walk(routes: list[Any], prefix: str) -> None:
-        for route in routes:
-            nested = getattr(route, "original_router", None)
-            if nested is not None:  # an included router (FastAPI keeps it as one route)
-                context = getattr(route, "include_context", None)
-                walk(nested.routes, prefix + (getattr(context, "prefix", "") or ""))
-            elif isinstance(route, Mount):
-                found[("*", prefix + route.path)] = {"GET"}
-            else:
-                methods = set(getattr(route, "methods", None) or {"GET"}) - {"HEAD"}
-                for method in methods:
-                    found[(method, prefix + route.path)] = methods
-
-    walk(list(app.routes), "")
-    return found
 
 
 # -- running the catalogue -------------------------------------------------------------------

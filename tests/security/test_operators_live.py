@@ -27,10 +27,10 @@ from fastapi.testclient import TestClient
 from app.store.sql import SqlStore
 from app.web.main import create_app
 from app.web.settings import Settings
-from tests.security import test_faults
-from tests.security.conftest import CODE, HX, game_id_of, live_server
-from tests.security.test_faults import PrivatePostgres
-from tests.servers import ROOT, LiveServer, start_server
+from tests.support.apps import live_server
+from tests.support.faults import MODE_CAPABILITIES, PrivatePostgres
+from tests.support.pages import CODE, HX, game_id_of
+from tests.support.servers import ROOT, LiveServer, start_server
 
 TRIPEAKS = [sys.executable, "-m", "app.cli", "serve", "--port", "{port}"]
 
@@ -177,7 +177,7 @@ def unprivileged() -> list[str]:
         return []
     if shutil.which("setpriv") is None:
         pytest.skip("setpriv (util-linux) is needed to run the server without root's file capabilities")
-    caps = test_faults.MODE_CAPABILITIES
+    caps = MODE_CAPABILITIES
     return ["setpriv", f"--bounding-set={caps}", f"--inh-caps={caps}"]
 
 
@@ -395,22 +395,19 @@ def test_a_killed_server_leaves_no_traceback_in_its_log(tmp_path: Path) -> None:
         assert "Traceback" not in output and "BrokenPipeError" not in output, output[-3000:]
 
 
-private_pg = test_faults.private_postgres  # a fixture: a PostgreSQL cluster of the test's own
-
-
 @pytest.mark.postgres
-def test_readyz_follows_a_postgresql_server_going_down_and_up(private_pg: PrivatePostgres, tmp_path: Path) -> None:
-    store = SqlStore(private_pg.url)
+def test_readyz_follows_a_postgresql_server_going_down_and_up(private_postgres: PrivatePostgres, tmp_path: Path) -> None:
+    store = SqlStore(private_postgres.url)
     settings = Settings(secret_key="x" * 32, database_url="memory://", data_dir=tmp_path, idle_days=0)
     try:
         with TestClient(create_app(settings, store=store), raise_server_exceptions=False) as client:
             assert client.get("/readyz").status_code == 200
-            private_pg.stop()
+            private_postgres.stop()
             time.sleep(1.1)  # the last answer is kept a second
             down = client.get("/readyz")
             assert down.status_code == 503 and down.text.startswith("not ready: the store cannot write")
             assert client.get("/healthz").status_code == 200
-            private_pg.start()
+            private_postgres.start()
             deadline = time.monotonic() + 20
             while (up := client.get("/readyz")).status_code != 200:
                 assert time.monotonic() < deadline, up.text

@@ -15,7 +15,8 @@ from pydantic import ValidationError
 
 from app.store import MemoryStore
 from app.web.middleware.ratelimit import parse_limits
-from tests.security.conftest import CODE, HX, NOW, AppFactory, game_id_of, settings
+from tests.support.apps import NOW, AppFactory, settings
+from tests.support.pages import CODE, HX, game_id_of
 
 REDIS_URL = os.environ.get("TRIPEAKS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 

@@ -22,7 +22,9 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from schemathesis.checks import not_a_server_error  # noqa: E402
 from schemathesis.specs.openapi.checks import response_schema_conformance  # noqa: E402
 
-from tests.security.conftest import CODE, LiveServer, game_id_of, live_server  # noqa: E402
+from tests.support.apps import live_server  # noqa: E402
+from tests.support.pages import CODE, game_id_of  # noqa: E402
+from tests.support.servers import LiveServer  # noqa: E402
 
 EXAMPLES = int(os.environ.get("TRIPEAKS_FUZZ_EXAMPLES", "50"))
 

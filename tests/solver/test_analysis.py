@@ -6,8 +6,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from solver_helpers import random_action, replays_to, small_positions
-from solver_reference import brute_force_best, plain_search
 
 from app.engine.deal import DEAL_COUNT, GameCode, Rules
 from app.engine.game import Game
@@ -16,6 +14,8 @@ from app.engine.search.analysis import WON_MIN_SCORE, AnalysisCache, analyse, sc
 from app.engine.search.hints import hint
 from app.engine.search.solver import DealSolver, solve
 from app.engine.state import state_of
+from tests.support.positions import random_action, replays_to, small_positions
+from tests.support.reference import brute_force_best, plain_search
 
 RULES = [Rules.EASY, Rules.CLASSIC]
 

@@ -1,6 +1,6 @@
 """The search on every layout (issue 25): the whole-deal analysis, the depth-first solver,
 hints and the review's playouts, against a plain search written from the layouts' tables
-(tests/layout_tables.py), as the variants' tests do (test_variant_analysis.py)."""
+(tests/support/layout_tables.py), as the variants' tests do (test_variant_analysis.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from app.engine.search.analysis import MOST_DRAWS, analyse
 from app.engine.search.hints import hint
 from app.engine.search.review import deal_difficulty
 from app.engine.search.solver import solve
-from tests.layout_tables import tables
+from tests.support.layout_tables import tables
 
 
 def fits(a: int, b: int, rules: Rules) -> bool:

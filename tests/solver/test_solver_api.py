@@ -10,8 +10,7 @@ import re
 from functools import cache
 
 import pytest
-from solver_helpers import random_action, replays_to, small_positions
-from solver_reference import brute_force, brute_force_best, plain_best
+
 
 from app.cli import main
 from app.engine.actions import Action
@@ -21,6 +20,8 @@ from app.engine.layout import COVER_MASKS
 from app.engine.search.bound import hall_holds, rank_unit
 from app.engine.search.hints import Hint, hint
 from app.engine.search.solver import SearchLimitExceeded, reachable_removed_sets, solve, solve_code
+from tests.support.positions import random_action, replays_to, small_positions
+from tests.support.reference import brute_force, brute_force_best, plain_best
 
 
 def test_reachable_removed_sets() -> None:
@@ -34,7 +35,7 @@ def test_reachable_removed_sets() -> None:
                 assert removed & COVER_MASKS[p] == COVER_MASKS[p]
 
 
-# Counts checked against the plain search of solver_reference (and two other solvers'
+# Counts checked against the plain search of tests/support/reference.py (and two other solvers'
 # runs): how many of the first 200 deal numbers can be won.
 @pytest.mark.parametrize(("rules", "winnable"), [(Rules.EASY, 195), (Rules.CLASSIC, 138)])
 def test_winnable_count_of_the_first_deals(rules: Rules, winnable: int) -> None:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from solver_helpers import replays_to, small_positions
-from solver_reference import brute_force, brute_force_best, plain_search
 
 from app.engine.actions import Action
 from app.engine.deal import Deal, GameCode, Rules
 from app.engine.game import Game
 from app.engine.search.solver import DealSolver, solve
 from app.engine.state import state_of
+from tests.support.positions import replays_to, small_positions
+from tests.support.reference import brute_force, brute_force_best, plain_search
 
 RULES = [Rules.EASY, Rules.CLASSIC]
 

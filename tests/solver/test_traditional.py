@@ -1,6 +1,6 @@
 """Traditional scoring (variant T, docs/variants.md sections 5 and 8) in the analysis, the
 solver, hints and the review, against the suite's plain search (``plain_traditional`` in
-tests/solver/solver_reference.py: every exact position ``(removed, drawn, waste, run)``
+tests/support/reference.py: every exact position ``(removed, drawn, waste, run)``
 tried, written from the rules, knowing nothing of the analysis's tables)."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from app.engine.search.analysis import analyse
 from app.engine.search.hints import hint
 from app.engine.search.review import Review, analysis_for, deal_difficulty
 from app.engine.search.solver import solve
-from tests.solver.solver_reference import plain_traditional
-from tests.support import played_by_hints
+from tests.support.deals import played_by_hints
+from tests.support.reference import plain_traditional
 
 LETTERS = ["T", "OT", "WT", "JT", "WJT", "OWJT"]
 

@@ -17,8 +17,8 @@ from app.engine.deal import Deal
 from app.engine.layout import COVERED_BY, PEAK_MASKS
 from app.engine.search.analysis import analyse
 from app.engine.search.solver import solve
-from tests.solver.solver_reference import plain_search
-from tests.support import played_by_hints
+from tests.support.deals import played_by_hints
+from tests.support.reference import plain_search
 
 FULL = (1 << 28) - 1
 COVER = [sum(1 << q for q in COVERED_BY[p]) for p in range(28)]

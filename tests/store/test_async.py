@@ -15,8 +15,7 @@ from app.engine import Game, GameCode, RefusedAction
 from app.store.base import GameStore, StoredGame, StoreUnavailable
 from app.store.sql import SqlStore
 from app.store.sqlite import SqliteDatabase
-from tests.store.conftest import BACKENDS
-from tests.store.helpers import draw, run
+from tests.support.store import BACKENDS, draw, run
 
 CODE = GameCode.parse("TP1-E-AAAAAAB")
 T = TypeVar("T")

@@ -6,8 +6,8 @@ import pytest
 
 from app.engine import DRAW, Game, GameCode, Rules
 from app.store.base import GameStore, StoredGame
-from tests.store.conftest import BACKENDS, Clock, StoreFactory
-from tests.support import won_deal
+from tests.support.deals import won_deal
+from tests.support.store import BACKENDS, Clock, StoreFactory
 
 pytestmark = pytest.mark.parametrize("database_url", BACKENDS, indirect=True)
 

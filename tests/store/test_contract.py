@@ -16,9 +16,8 @@ from app.store.base import (
     StoredGame,
     VersionConflict,
 )
-from tests.store.conftest import BACKENDS, Clock
-from tests.store.helpers import played, two_blocks, two_wins
-from tests.support import won_deal
+from tests.support.deals import won_deal
+from tests.support.store import BACKENDS, Clock, played, two_blocks, two_wins
 
 pytestmark = pytest.mark.parametrize("database_url", BACKENDS, indirect=True)
 

@@ -11,8 +11,7 @@ import pytest
 from app.engine import DRAW, Action, Game, GameCode, Rules
 from app.store.attempts import Attempt, streaks
 from app.store.base import GameStore, StoredGame
-from tests.store.conftest import BACKENDS, SQL_BACKENDS, Clock, StoreFactory
-from tests.store.helpers import greedy, line_of, two_wins
+from tests.support.store import BACKENDS, SQL_BACKENDS, Clock, StoreFactory, greedy, line_of, two_wins
 
 ALL = pytest.mark.parametrize("database_url", BACKENDS, indirect=True)
 

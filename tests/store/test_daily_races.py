@@ -15,9 +15,8 @@ import pytest
 from app.engine import DRAW, Action, Game
 from app.engine.daily import daily_code
 from app.store.base import GameStore
-from tests.servers import SECRET
-from tests.store.conftest import SQL_BACKENDS, Clock, StoreFactory
-from tests.store.helpers import running_server, two_wins
+from tests.support.servers import SECRET
+from tests.support.store import SQL_BACKENDS, Clock, StoreFactory, running_server, two_wins
 
 
 @pytest.mark.parametrize("database_url", SQL_BACKENDS, indirect=True)

@@ -7,7 +7,7 @@ from sqlalchemy import inspect, text
 
 from app.engine import Game, GameCode
 from app.store.schema import SCHEMA_VERSION
-from tests.store.conftest import SQL_BACKENDS
+from tests.support.store import SQL_BACKENDS
 
 CODE = GameCode.parse("TP1-E-AAAAAAB")
 

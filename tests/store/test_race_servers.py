@@ -14,9 +14,9 @@ import httpx
 import pytest
 
 from app.web.race_signals import REDIS_CHANNEL
-from tests.races import Stream
-from tests.servers import start_server
-from tests.support import won_deal
+from tests.support.deals import won_deal
+from tests.support.races import Stream
+from tests.support.servers import start_server
 
 pytestmark = pytest.mark.postgres
 

@@ -25,8 +25,8 @@ from app.store.races import (
     UnknownRace,
     is_race_game_id,
 )
-from tests.store.conftest import BACKENDS, Clock, StoreFactory
-from tests.support import blocked_by_drawing, won_deal
+from tests.support.deals import blocked_by_drawing, won_deal
+from tests.support.store import BACKENDS, Clock, StoreFactory
 
 pytestmark = pytest.mark.parametrize("database_url", BACKENDS, indirect=True)
 

@@ -9,8 +9,7 @@ from app.engine import Game, GameCode
 from app.engine.line import Line
 from app.store.base import GameStore
 from app.store.results import line_text
-from tests.store.conftest import BACKENDS, SQL_BACKENDS, Clock
-from tests.store.helpers import greedy
+from tests.support.store import BACKENDS, SQL_BACKENDS, Clock, greedy
 
 
 @pytest.mark.parametrize("database_url", BACKENDS, indirect=True)

@@ -12,8 +12,8 @@ from app.engine import DRAW, Game, GameCode, Rules, Status
 from app.store.base import GameStore, StoredGame
 from app.store.schema import SCHEMA_VERSION
 from app.store.sql import SqlStore
-from tests.store.conftest import SQL_BACKENDS, Clock
-from tests.support import won_deal
+from tests.support.deals import won_deal
+from tests.support.store import SQL_BACKENDS, Clock
 
 ALICE = "alice-player-id-0000000001"
 BOB = "bob-player-id-00000000000002"

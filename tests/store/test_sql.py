@@ -18,8 +18,7 @@ from app.store.memory import MemoryStore
 from app.store.schema import SCHEMA_VERSION, SchemaTooNew, migrate
 from app.store.sql import SqlStore, database_url
 from app.store.sqlite import SqliteDatabase
-from tests.store.conftest import SQL_BACKENDS
-from tests.store.helpers import run
+from tests.support.store import SQL_BACKENDS, run
 
 CODE = GameCode.parse("TP1-E-AAAAAAB")
 ALICE = "alice-player-id-0000000001"

@@ -26,7 +26,7 @@ from app.store import sqlite
 from app.store.base import StoredGame, StoreUnavailable
 from app.store.sql import SqlStore
 from app.store.sqlite import SqliteDatabase
-from tests.store.helpers import draw, draw_or_undo, run
+from tests.support.store import draw, draw_or_undo, run
 
 CODE = GameCode.parse("TP1-E-AAAAAAB")
 

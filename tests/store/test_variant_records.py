@@ -15,9 +15,8 @@ from app.store.base import GameStore
 from app.store.results import kind_letters, stats_by_kind
 from app.store.schema import SCHEMA_VERSION
 from app.store.sql import SqlStore
-from tests.store.conftest import BACKENDS, SQL_BACKENDS
-from tests.store.helpers import greedy, line_of
-from tests.support import won_deal
+from tests.support.deals import won_deal
+from tests.support.store import BACKENDS, SQL_BACKENDS, greedy, line_of
 
 ALICE = "alice-player-id-0000000001"
 BOB = "bob-player-id-00000000000002"

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from app.engine import DRAW, Game, Rules
-from tests.support import won_deal
+from tests.support.deals import won_deal
 
 CODE = "TP1-E-AAAAAAB"
 STATE_KEYS = {

@@ -11,8 +11,8 @@ from app.engine import Rules
 from app.i18n import get_locale
 from app.store.base import GameResult
 from app.web.presentation.charts import HEIGHT, LEFT, WIDTH, run_spread, score_history, stats_charts, win_rate
-from tests.support import blocked_by_drawing, won_deal
-from tests.web.test_records import win_by_clicks
+from tests.support.deals import blocked_by_drawing, won_deal
+from tests.support.pages import win_by_clicks
 
 AT = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
 

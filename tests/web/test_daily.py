@@ -15,10 +15,9 @@ from app.engine.daily import daily_code
 from app.store import MemoryStore
 from app.web.main import create_app
 from app.web.settings import Settings
-from tests.store.conftest import Clock
-from tests.store.helpers import greedy, line_of
-from tests.support import winning_line
-from tests.web.conftest import HX, game_id_of
+from tests.support.deals import winning_line
+from tests.support.pages import HX, game_id_of
+from tests.support.store import Clock, greedy, line_of
 
 KEY = "daily-test-key"
 THURSDAY = dt.date(2026, 12, 3)

@@ -1,7 +1,7 @@
 """Hints, winnable deals and what a deal allowed, on the game page.
 
-The oracle is the suite's plain exhaustive search (tests/solver/solver_reference.py, through
-tests/support.py), never the app's solver; the positions are chosen here in advance, and the
+The oracle is the suite's plain exhaustive search (tests/support/reference.py, through
+tests/support/deals.py), never the app's solver; the positions are chosen here in advance, and the
 reference checks each one is what the test needs before the page is asked about it.
 """
 
@@ -17,8 +17,8 @@ from app.engine import DRAW, Game, GameCode, Rules, Status
 from app.store import MemoryStore
 from app.web.main import create_app
 from app.web.settings import Settings
-from tests.support import after_draws, best_scores, can_win, won_deal
-from tests.web.conftest import HX, game_id_of, text_of
+from tests.support.deals import after_draws, best_scores, can_win, won_deal
+from tests.support.pages import HX, game_id_of, text_of
 
 CODE = "TP1-E-AAAAAAB"
 WINNABLE_BLOCKED_BY_DRAWING = GameCode.parse("TP1-E-AAAAAAH")
@@ -262,7 +262,7 @@ def test_ending_a_game_leaves_the_outlook_to_its_own_request(client: TestClient)
 
 
 def test_a_hint_s_solver_time_is_in_the_metrics(app_settings: Settings, store: MemoryStore) -> None:
-    from tests.web.test_operators import sample
+    from tests.support.apps import sample
 
     code = GameCode(Rules.CLASSIC, 4_321_987)  # a deal no other test analyses: the worker makes it
     settings = app_settings.model_copy(update={"metrics": True})

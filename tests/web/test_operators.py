@@ -18,9 +18,9 @@ from app.store import MemoryStore
 from app.web.main import create_app
 from app.web.ops.health import PROBE_KEPT_S
 from app.web.settings import Settings
-from tests.security.test_hostile_inputs import app_routes
-from tests.support import won_deal
-from tests.web.conftest import HX, game_id_of
+from tests.support.apps import app_routes, sample
+from tests.support.deals import won_deal
+from tests.support.pages import HX, game_id_of
 
 CODE = "TP1-E-AAAAAAB"
 SECRET = "operators-secret-" + "o" * 24
@@ -137,16 +137,6 @@ def test_a_sane_request_id_is_echoed_and_others_are_replaced(client: TestClient)
 
 
 # -- metrics ------------------------------------------------------------------------------------
-
-
-def sample(text: str, name: str, **labels: str) -> float:
-    """The value of one series in the exposition text (0 when absent)."""
-    for line in text.splitlines():
-        if line.startswith(name + "{") or line.startswith(name + " "):
-            found = dict(re.findall(r'(\w+)="([^"]*)"', line.rpartition("}")[0]))
-            if all(found.get(k) == v for k, v in labels.items()):
-                return float(line.rsplit(" ", 1)[1])
-    return 0.0
 
 
 def test_metrics_are_off_by_default(client: TestClient) -> None:

@@ -9,8 +9,8 @@ from fastapi.testclient import TestClient
 
 from app.engine import DRAW, Game, Rules
 from app.store import MemoryStore
-from tests.support import blocked_by_drawing, won_deal
-from tests.web.conftest import HX, game_id_of, text_of
+from tests.support.deals import blocked_by_drawing, won_deal
+from tests.support.pages import HX, game_id_of, text_of
 
 CODE = "TP1-E-AAAAAAB"
 

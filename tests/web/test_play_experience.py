@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from app.engine import DRAW, Game, Rules
-from tests.support import won_deal
-from tests.web.conftest import HX, game_id_of, text_of
+from tests.support.deals import won_deal
+from tests.support.pages import HX, game_id_of, text_of
 
 CODE = "TP1-E-AAAAAAB"
 

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from app.engine import Game, GameCode
 from app.store import MemoryStore
 from app.store.races import MAX_RACERS
-from tests.support import won_deal
+from tests.support.deals import won_deal
 
 
 @pytest.fixture(autouse=True)

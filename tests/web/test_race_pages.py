@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from app.engine import GameCode, Rules, Variants
 from app.store import MemoryStore
-from tests.support import won_deal
+from tests.support.deals import won_deal
 
 
 @pytest.fixture(autouse=True)

@@ -13,9 +13,9 @@ import httpx
 import pytest
 
 from app.web.race_stream import ANNOUNCE_EVERY_S
-from tests.races import Stream, deal_cards, names_no_card
-from tests.servers import LiveServer, live_server
-from tests.support import won_deal
+from tests.support.deals import won_deal
+from tests.support.races import Stream, deal_cards, names_no_card
+from tests.support.servers import LiveServer, live_server
 
 QUIET = {"TRIPEAKS_RATE_LIMITS": "false", "TRIPEAKS_ACCESS_LOG": "false"}
 

@@ -19,10 +19,10 @@ from app.web.lifespan import clean_idle_games
 from app.web.main import create_app
 from app.web.presentation.game_context import announcement, record_line
 from app.web.settings import Settings
-from tests.i18n.po import po
-from tests.store.helpers import greedy, line_of, two_blocks, two_wins
-from tests.support import winning_line, won_deal
-from tests.web.conftest import game_id_of
+from tests.support.catalogs import po
+from tests.support.deals import winning_line, won_deal
+from tests.support.pages import win_by_clicks
+from tests.support.store import greedy, line_of, two_blocks, two_wins
 
 ALICE = "alice-player-id-0000000001"
 BOB = "bob-player-id-00000000000002"
@@ -35,18 +35,6 @@ def play(store: GameStore, owner: str | None, code: GameCode, line: tuple[int, .
         game.replay([action])
         stored = store.save(stored, game)
     return stored
-
-
-def win_by_clicks(client: TestClient, code: GameCode, line: tuple[int, ...]) -> str:
-    page = client.get(f"/g/{code.text()}")
-    game_id = game_id_of(page.text)
-    for action in line:
-        if action == DRAW:
-            response = client.post(f"/games/{game_id}/draw")
-        else:
-            response = client.post(f"/games/{game_id}/remove", data={"position": str(action)})
-        assert response.status_code == 200
-    return game_id
 
 
 # -- JSON API ---------------------------------------------------------------------------------
@@ -131,7 +119,6 @@ def test_setting_the_name_through_the_api(client: TestClient) -> None:
     assert client.put("/api/players/me/name", json={"name": None}).json()["display_name"] is None
 
 
-
 BLANK_LOOKING_NAMES = [
     "\u200b", "\u2060\u2060", "\ufeff", "\u00ad", "\u180e", "\u3164", "\u2800",
     "\U000e0041\U000e0042", "\u0301", " \u200b\u3000\u2800 ",
@@ -151,7 +138,6 @@ def test_a_name_with_nothing_visible_is_refused_in_the_api_and_on_the_page(
     page = client.post("/players/me/name", data={"name": name}, follow_redirects=False)
     assert page.status_code == 400 and 'id="name-error"' in page.text
     assert client.get("/api/players/me/stats").json()["display_name"] == "Robin"  # unchanged
-
 
 
 @pytest.mark.parametrize("lang", ["en", "he", "uk", "th"])

@@ -15,8 +15,8 @@ from app.store import MemoryStore
 from app.web.presentation import clock as clock_module
 from app.web.presentation.clock import clock_text, duration_iso
 from app.web.presentation.daily_view import daily_view, until_next
-from tests.support import won_deal
-from tests.web.conftest import HX, game_id_of, text_of
+from tests.support.deals import won_deal
+from tests.support.pages import HX, game_id_of, text_of
 
 CODE = "TP1-E-AAAAAAB"
 LANGS = ("en", "he", "uk", "th")

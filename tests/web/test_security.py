@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from app.store import MemoryStore
 from app.web.main import create_app
 from app.web.settings import Settings
-from tests.web.conftest import HX, game_id_of
+from tests.support.pages import HX, game_id_of
 
 
 def test_pages_carry_a_strict_content_security_policy(client: TestClient) -> None:

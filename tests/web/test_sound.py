@@ -7,8 +7,8 @@ import re
 from fastapi.testclient import TestClient
 
 from app.engine import Rules
-from tests.support import won_deal
-from tests.web.conftest import HX, game_id_of
+from tests.support.deals import won_deal
+from tests.support.pages import HX, game_id_of
 
 
 def status_sound(html: str) -> str | None:

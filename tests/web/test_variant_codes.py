@@ -13,7 +13,7 @@ from app.engine import Game, GameCode, Status
 from app.engine.search.analysis import analyse
 from app.store import MemoryStore
 from app.web.presentation.variant_words import VARIANTS_COOKIE
-from tests.web.conftest import HX, game_id_of, text_of
+from tests.support.pages import HX, game_id_of, text_of
 
 VARIANT_CODES = ["TP1-EO-AAAAAAB", "TP1-CJ-AAAAAAB", "TP1-EWT-AAAAAAB", "TP1-EOWJT-AAAAAAB"]
 BAD_CODES = ["TP1-EX-AAAAAAB", "TP1-EOO-AAAAAAB", "TP1-EOWJTX-AAAAAAB"]

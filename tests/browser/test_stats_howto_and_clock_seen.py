@@ -13,9 +13,8 @@ from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Game, Rules
 from app.i18n import get_locale
-from tests.browser.conftest import DESKTOP, PHONE, screenshot
-from tests.browser.states import not_fitting
-from tests.support import won_deal
+from tests.support.browser import DESKTOP, PHONE, no_sideways_scroll, not_fitting, screenshot
+from tests.support.deals import won_deal
 
 AXE = next((Path(__file__).parent / "vendor").glob("axe-*.min.js"))
 BROWSER_LOCALES = {"en": "en-GB", "he": "he-IL", "uk": "uk-UA", "th": "th-TH"}
@@ -31,17 +30,6 @@ def axe_violations(page: Page) -> list[tuple[str, list[object]]]:
     page.evaluate(AXE.read_text(encoding="utf-8"))
     result = page.evaluate("axe.run(document, {runOnly: ['wcag2a', 'wcag2aa', 'best-practice']})")
     return [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in result["violations"]]
-
-
-def no_sideways_scroll(page: Page, width: int) -> None:
-    scroll = page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth]")
-    assert max(scroll) <= width, scroll
-    # Nothing pokes out either (an overflow that is clipped would still hide text).
-    widest = page.evaluate(
-        """() => Math.max(...[...document.querySelectorAll('main *')]
-            .map(e => e.getBoundingClientRect().right))"""
-    )
-    assert widest <= width + 0.5, widest
 
 
 def win_through_the_pages(page: Page) -> None:

@@ -65,12 +65,12 @@ def blocked_by_drawing(rules: Rules = Rules.EASY) -> GameCode:
     raise AssertionError("no such deal found")
 
 
-# -- the plain searches of tests/solver/solver_reference.py, on engine games -----------------
+# -- the plain searches of tests/support/reference.py, on engine games -----------------
 
 
 def can_win(game: Game) -> bool:
     """Whether some line wins from the game's position (an exhaustive plain search)."""
-    from tests.solver.solver_reference import plain_search
+    from tests.support.reference import plain_search
 
     return plain_search(game.deal, game.rules, game.removed_mask, game.drawn, game.waste.rank)
 
@@ -78,7 +78,7 @@ def can_win(game: Game) -> bool:
 @cache
 def best_scores(code: GameCode) -> tuple[int | None, int]:
     """The deal's best score of a win (``None`` without one) and its highest reachable score."""
-    from tests.solver.solver_reference import plain_best
+    from tests.support.reference import plain_best
 
     return plain_best(code.deal(), code.rules)
 

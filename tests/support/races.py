@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from tests.servers import ROOT
+from tests.support.servers import ROOT
 
 CARD_TEXT = re.compile(r"(?<![A-Za-z0-9])(10|[2-9AJQK])[SHDC](?![A-Za-z0-9])")
 SUITS = "♠♥♦♣"

@@ -6,6 +6,8 @@ player's own game): the moves are posted as plain forms, then the page is loaded
 
 from __future__ import annotations
 
+import base64
+import os
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -15,11 +17,22 @@ from babel.messages.pofile import read_po
 from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Game, GameCode, Rules
-from tests.support import blocked_by_drawing, won_deal
+from tests.support.deals import blocked_by_drawing, won_deal
 
 ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("TRIPEAKS_CHROMIUM", "/usr/bin/chromium")
+SCREENSHOTS = ROOT / "test-output" / "screenshots"
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+HERE = ROOT / "tests" / "browser"
+CONTRAST = (HERE / "contrast.js").read_text(encoding="utf-8")
+TEXTS = (HERE / "texts.js").read_text(encoding="utf-8")
+HIDE_TEXT = (
+    "*, *::before, *::after { color: transparent !important; -webkit-text-fill-color: transparent !important;"
+    " text-shadow: none !important; transition: none !important; }"
+)
 CATALOGS = ROOT / "app" / "i18n" / "locales"
-AXE = next((Path(__file__).parent / "vendor").glob("axe-*.min.js"))
+AXE = next((HERE / "vendor").glob("axe-*.min.js"))
 CODE = "TP1-E-AAAAAAB"
 MID_CODE = "TP1-E-AAAAAAD"
 """The deal of the game under way (not the won deal's nor the blocked deal's)."""
@@ -65,7 +78,6 @@ def card_name(lang: str, c) -> str:  # type: ignore[no-untyped-def]
     rank = messages[ranks[c.rank]] if c.rank in ranks else str(c.rank)
     suit = messages[("suit", {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}[c.suit.letter])]
     return str(messages[("card", "%(rank)s of %(suit)s")]) % {"rank": rank, "suit": suit}
-
 
 
 def game_id(page: Page) -> str:
@@ -211,3 +223,36 @@ def sideways(page: Page) -> list[Any]:
 def in_each_language(make_page: Callable[..., Page], viewport: dict[str, int], **options: Any):  # type: ignore[no-untyped-def]
     for lang, locale in BROWSER_LOCALES.items():
         yield lang, make_page(viewport=viewport, locale=locale, **options)
+
+
+def screenshot(page: Page, name: str) -> Path:
+    """The whole page in ``test-output/screenshots/<name>.png``."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.wait_for_timeout(400)  # let the card animations finish
+    page.screenshot(path=str(path), full_page=True, caret="initial")  # "hide" injects a style CSP refuses
+    return path
+
+
+def low_contrast(page: Page) -> list[tuple[str, float]]:
+    """The texts on screen under 4.5:1 (3:1 when large) against the pixels behind them."""
+    texts = page.evaluate(TEXTS)
+    assert len(texts) > 10
+    page.add_style_tag(content=HIDE_TEXT)
+    shot = base64.b64encode(page.screenshot(animations="disabled")).decode()
+    return [
+        (t["text"], round(t["ratio"], 2))
+        for t in page.evaluate(CONTRAST, [shot, texts])
+        if t["ratio"] < (3 if t["large"] else 4.5)
+    ]
+
+
+def no_sideways_scroll(page: Page, width: int) -> None:
+    scroll = page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth]")
+    assert max(scroll) <= width, scroll
+    # Nothing pokes out either (an overflow that is clipped would still hide text).
+    widest = page.evaluate(
+        """() => Math.max(...[...document.querySelectorAll('main *')]
+            .map(e => e.getBoundingClientRect().right))"""
+    )
+    assert widest <= width + 0.5, widest

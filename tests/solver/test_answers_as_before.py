@@ -13,12 +13,12 @@ import gzip
 from pathlib import Path
 
 import pytest
-from solver_helpers import replays_to
 
 from app.engine.deal import GameCode, Rules
 from app.engine.game import Game
 from app.engine.search.analysis import analyse
 from app.engine.search.solver import solve
+from tests.support.positions import replays_to
 
 DATA = Path(__file__).parent / "reference_answers" / "today.csv.gz"
 # docs/solvability.md: winnable deals among 0 - 9,999.

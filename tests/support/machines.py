@@ -150,7 +150,7 @@ def remove_tree(path: Path) -> None:
 
 
 CONTAINERS_CONF = """\
-# Written by tests/deploy/machines.py: podman settings that work on this kind of machine.
+# Written by tests/support/machines.py: podman settings that work on this kind of machine.
 [containers]
 default_ulimits = ["nofile=4096:4096", "nproc=4096:4096"]
 
@@ -161,7 +161,7 @@ events_logger = "file"
 """
 
 STORAGE_CONF = """\
-# Written by tests/deploy/machines.py: a storage of the tests' own, on vfs.
+# Written by tests/support/machines.py: a storage of the tests' own, on vfs.
 [storage]
 driver = "vfs"
 graphroot = "{root}/storage"

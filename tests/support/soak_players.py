@@ -8,7 +8,7 @@
   the API at a racer's pace, then ordinary games.
 
 An action answered 5xx, or not at all, is *pending* until a server reads the game back: stored
-or not (see :mod:`tests.chaos.soak`).
+or not (see :mod:`tests.support.soak`).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Final
 import httpx
 
 from app.engine import DRAW, Game, GameCode, Rules
-from tests.store.test_servers import apply, choose, mismatches
+from tests.support.oracle import apply, choose, mismatches
 
 if TYPE_CHECKING:
-    from tests.chaos.soak import Soak
+    from tests.support.soak import Soak
 
 HX: Final = {"HX-Request": "true"}
 PAUSE: Final = 0.2

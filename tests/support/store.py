@@ -1,23 +1,93 @@
-"""Deals with known outcomes for the store tests, a uvicorn server in a subprocess, and a
-way to run a coroutine."""
+"""The store tests' helpers: the backends each test runs on, the test PostgreSQL server (a
+schema of each test's own), a clock moved by hand, deals with known outcomes, a uvicorn server
+on a database, and a way to run a coroutine."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterable, Iterator
+import os
+import secrets
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from app.engine import DRAW, Game, GameCode, Rules, Status
-from tests.servers import LiveServer, free_port  # noqa: F401
-from tests.servers import start_server as start_live_server
-from tests.support import winning_line
+import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from app.engine import DRAW, Game, GameCode, Rules, Status
+from app.store.base import GameStore
+from tests.support.deals import winning_line
+from tests.support.servers import LiveServer
+from tests.support.servers import start_server as start_live_server
+
 T = TypeVar("T")
+
+POSTGRES_URL = os.environ.get(
+    "TRIPEAKS_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+REQUIRE_POSTGRES = os.environ.get("TRIPEAKS_REQUIRE_POSTGRES") == "1"
+BACKENDS = ["memory", "sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+SQL_BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+
+StoreFactory = Callable[..., GameStore]
+"""``make_store(**options)``: the store tests' fixture (a store on the test's database)."""
+
+
+def libpq_url(url: str) -> str:
+    return url.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
+def reachable_postgres() -> str:
+    """The test server's URL, once it answers; else skip (or fail when it is required)."""
+    try:
+        import psycopg
+
+        with psycopg.connect(libpq_url(POSTGRES_URL), connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except Exception as error:
+        reason = (
+            f"PostgreSQL is not reachable at {POSTGRES_URL} ({type(error).__name__}: {error}); "
+            "start it or set TRIPEAKS_TEST_POSTGRES_URL"
+        )
+        if REQUIRE_POSTGRES:
+            pytest.fail(reason + " (TRIPEAKS_REQUIRE_POSTGRES=1: these tests must run)")
+        pytest.skip(reason)
+    return POSTGRES_URL
+
+
+def with_search_path(url: str, schema: str) -> str:
+    joiner = "&" if "?" in url else "?"
+    return f"{url}{joiner}options=-csearch_path%3D{schema}"
+
+
+@contextmanager
+def fresh_schema(postgres_url: str) -> Iterator[str]:
+    """A database URL whose tables live in a new schema of a random name, dropped afterwards
+    (tests running at once, in one process or several, never share one)."""
+    import psycopg
+
+    schema = "tp_test_" + secrets.token_hex(6)
+    with psycopg.connect(libpq_url(postgres_url), autocommit=True) as admin:
+        admin.execute(f"CREATE SCHEMA {schema}")
+        try:
+            yield with_search_path(postgres_url, schema)
+        finally:
+            admin.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+class Clock:
+    """A clock the tests move by hand."""
+
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
 
 
 def run(coroutine: Coroutine[Any, Any, T]) -> T:
@@ -25,8 +95,6 @@ def run(coroutine: Coroutine[Any, Any, T]) -> T:
     tests' Playwright keeps one running for the session)."""
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coroutine).result()
-
-SECRET = "store-tests-secret-" + "k" * 24
 
 
 def played(code: GameCode, line: Iterable[int]) -> Game:
@@ -89,15 +157,12 @@ def line_of(game: Game) -> tuple[int, ...]:
 # -- a real server ------------------------------------------------------------------------------
 
 
-Server = LiveServer
-
-
-def start_server(database_url: str, data_dir: Path, *, port: int | None = None) -> Server:
+def start_server(database_url: str, data_dir: Path, *, port: int | None = None) -> LiveServer:
     return start_live_server(data_dir, {"TRIPEAKS_DATABASE_URL": database_url}, port=port)
 
 
 @contextmanager
-def running_server(database_url: str, data_dir: Path, *, port: int | None = None) -> Iterator[Server]:
+def running_server(database_url: str, data_dir: Path, *, port: int | None = None) -> Iterator[LiveServer]:
     server = start_server(database_url, data_dir, port=port)
     try:
         yield server

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SECRET = "live-server-tests-secret-0123456789abcdef"
 UVICORN = ("-m", "uvicorn", "app.web.main:create_app", "--factory", "--host", "127.0.0.1", "--no-access-log")
 

@@ -22,8 +22,8 @@ worked out as a client would, never by the server's serializer), and classifies 
 * with racers: the race room shows each racer's game as its log says, and the race's live
   stream, held open on every server, ends only in an outage and always comes back.
 
-Servers are ``tests/servers.py``'s; the disk and the private PostgreSQL cluster are the fault
-tests' (``tests/security/test_faults.py``).
+Servers are ``tests/support/servers.py``'s; the disk and the private PostgreSQL cluster are
+``tests/support/faults.py``'s, as the fault tests' are.
 """
 
 from __future__ import annotations
@@ -40,10 +40,10 @@ from typing import Any, Final
 import httpx
 
 from app.engine import Game, GameCode
-from tests import servers
-from tests.chaos.players import Action, ApiPlayer, PagePlayer, Player, RacerPlayer, StreamWatcher
-from tests.security.test_faults import PrivatePostgres, fill
-from tests.store.test_servers import apply, mismatches
+from tests.support import servers
+from tests.support.faults import PrivatePostgres, fill
+from tests.support.oracle import apply, mismatches
+from tests.support.soak_players import Action, ApiPlayer, PagePlayer, Player, RacerPlayer, StreamWatcher
 
 READY_WITHIN: Final = 60.0
 """The longest wait for a server to say it is ready again (a loaded machine; measured, and
