@@ -40,9 +40,9 @@ from app.store.base import (
     new_game_id,
     owns,
 )
-from app.store.deals import DealRow, epoch_to_datetime, merge, to_record
+from app.store.deals import DealRow, to_record
 from app.store.race_memory import MemoryRaces
-from app.store.results import game_outcome, improves, kind_letters, line_text, run_and_time, stats_by_kind
+from app.store.results import kind_letters, recorded, stats_by_kind
 
 T = TypeVar("T")
 
@@ -207,32 +207,13 @@ class MemoryStore(MemoryRaces, GameStore):
         return self._record(game_id, row, game_from_state(row.state))
 
     def _record(self, game_id: str, row: _Row, game: Game) -> GameResult | None:
-        outcome = game_outcome(game)
-        if outcome is None:
-            return None
-        won, score, cards_left, moves = outcome
         previous = self._results.get(game_id)
-        if not improves(won, cards_left, previous.result if previous else None):
-            return None
-        code = game.code_text()
-        now = self._clock()
-        deal = self._deals.setdefault(code, DealRow(code))
-        feats = merge(
-            deal,
-            game_id=game_id,
-            player=row.owner,
-            won=won,
-            score=score,
-            cards_left=cards_left,
-            at=now,
-            first_result=previous is None,
-        )
-        longest_run, seconds = run_and_time(game)
-        result = GameResult(
-            game_id, row.owner, code, won, score, cards_left, moves, feats, epoch_to_datetime(now),
-            longest_run, seconds, line_text(game),
+        result = recorded(
+            game_id, row.owner, game, previous.result if previous else None,
+            lambda code: self._deals.setdefault(code, DealRow(code)), self._clock(),
         )  # fmt: skip
-        self._results[game_id] = _Result(result, row.seq)
+        if result is not None:
+            self._results[game_id] = _Result(result, row.seq)
         return result
 
     def _in_play(self, game_id: str) -> bool:

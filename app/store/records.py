@@ -19,7 +19,7 @@ from app.store.base import (
     GameResult,
     PlayerStats,
 )
-from app.store.deals import DealRow, epoch_to_datetime, feats_from_text, feats_text, merge, to_record
+from app.store.deals import DealRow, epoch_to_datetime, feats_from_text, feats_text, to_record
 from app.store.queries import (
     DEAL,
     DEAL_TO_RECORD,
@@ -35,7 +35,7 @@ from app.store.queries import (
     Db,
     run,
 )
-from app.store.results import game_outcome, improves, kind_letters, line_text, run_and_time, stats_by_kind
+from app.store.results import kind_letters, recorded, stats_by_kind
 from app.store.schema import DEAL_FIELDS
 
 
@@ -51,51 +51,38 @@ def record(db: Db, game_id: str, game: Game | None, now: float) -> GameResult | 
     seq, owner, state = row
     if game is None:
         game = game_from_state(json.loads(state))
-    outcome = game_outcome(game)
-    if outcome is None:
-        return None
-    won, score, cards_left, moves = outcome
     previous = result(db, game_id)
-    if not improves(won, cards_left, previous):
+    deals: list[DealRow] = []
+
+    def locked_deal(code: str) -> DealRow:
+        run(db, NEW_DEAL, {"b_code": code})
+        found = run(db, DEAL_TO_RECORD, {"b_code": code}).fetchone()
+        deals.append(DealRow(code, **dict(zip(DEAL_FIELDS, found, strict=True))))
+        return deals[-1]
+
+    new = recorded(game_id, owner, game, previous, locked_deal, now)
+    if new is None:
         return None
-    code = game.code_text()
-    run(db, NEW_DEAL, {"b_code": code})
-    deal_row = run(db, DEAL_TO_RECORD, {"b_code": code}).fetchone()
-    deal = DealRow(code, **dict(zip(DEAL_FIELDS, deal_row, strict=True)))
-    feats = merge(
-        deal,
-        game_id=game_id,
-        player=owner,
-        won=won,
-        score=score,
-        cards_left=cards_left,
-        at=now,
-        first_result=previous is None,
-    )
-    run(db, SAVE_DEAL, {"b_code": code, **{"b_" + name: getattr(deal, name) for name in DEAL_FIELDS}})
-    line = line_text(game)
-    longest_run, seconds = run_and_time(game)
+    (deal,) = deals
+    run(db, SAVE_DEAL, {"b_code": deal.code, **{"b_" + name: getattr(deal, name) for name in DEAL_FIELDS}})
     values = {
         "b_game_id": game_id,
-        "b_won": won,
-        "b_score": score,
-        "b_cards_left": cards_left,
-        "b_moves": moves,
-        "b_feats": feats_text(feats),
+        "b_won": new.won,
+        "b_score": new.score,
+        "b_cards_left": new.cards_left,
+        "b_moves": new.moves,
+        "b_feats": feats_text(new.feats),
         "b_at": now,
-        "b_line": line,
-        "b_longest_run": longest_run,
-        "b_seconds": seconds,
+        "b_line": new.line,
+        "b_longest_run": new.longest_run,
+        "b_seconds": new.seconds,
     }
     if previous is None:
-        values.update(b_game_seq=seq, b_player=owner, b_code=code, b_rules=kind_letters(game.code))
+        values.update(b_game_seq=seq, b_player=owner, b_code=new.code, b_rules=kind_letters(game.code))
         run(db, INSERT_RESULT, values)
     else:
         run(db, UPDATE_RESULT, values)
-    return GameResult(
-        game_id, owner, code, won, score, cards_left, moves, feats, epoch_to_datetime(now),
-        longest_run, seconds, line,
-    )  # fmt: skip
+    return new
 
 
 def result(db: Db, game_id: str) -> GameResult | None:

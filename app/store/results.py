@@ -1,5 +1,6 @@
 """How results count, the same in every backend: what a result keeps of a game, when a
-new outcome improves it, and a player's statistics from their results (pure functions).
+new outcome improves it (:func:`recorded`, which both backends record with), and a player's
+statistics from their results (pure functions).
 
 The backends (:mod:`app.store.records` for SQL, :mod:`app.store.memory`) store and load
 the rows; the rules of ``docs/store.md`` ("Results and records: the rules") are here.
@@ -7,12 +8,13 @@ the rows; the rules of ``docs/store.md`` ("Results and records: the rules") are 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from app.engine import STANDARD, Game, GameCode, Rules, Variants
 from app.engine.layout import LAYOUT_LETTERS, LAYOUTS, THREE_PEAKS, Layout
 from app.engine.line import Line
 from app.store.base import GameResult, PlayerStats
+from app.store.deals import DealRow, epoch_to_datetime, merge
 
 
 def streaks(won_in_order: list[bool]) -> tuple[int, int]:
@@ -31,11 +33,6 @@ def improves(won: bool, cards_left: int, previous: GameResult | None) -> bool:
     if previous.won:
         return False
     return won or cards_left < previous.cards_left
-
-
-def run_and_time(game: Game) -> tuple[int, float | None]:
-    """What a result keeps of a game for display: its longest run, and its time once ended."""
-    return game.longest_run, game.ended_after
 
 
 def kind_letters(code: GameCode) -> str:
@@ -118,8 +115,38 @@ def line_text(game: Game) -> str:
     return Line.of(game).text()
 
 
-def game_outcome(game: Game) -> tuple[bool, int, int, int] | None:
-    """(won, score, cards left, moves) of a game worth a result, or ``None`` (no move made yet)."""
-    if game.moves == 0:
+def recorded(
+    game_id: str,
+    owner: str | None,
+    game: Game,
+    previous: GameResult | None,
+    deal: Callable[[str], DealRow],
+    now: float,
+) -> GameResult | None:
+    """A game's new result, when it has one worth keeping that improves on ``previous`` (its
+    recorded result); else ``None``. The one place both backends record a result.
+
+    Only then is the deal's record asked for: ``deal(code)`` gives its row (the SQL store
+    loads and locks it), into which this counts the result (:func:`app.store.deals.merge`);
+    the caller writes the row and the result back. Nothing else is read or changed.
+    """
+    if game.moves == 0:  # no move made: nothing to record
         return None
-    return game.cards_left() == 0, game.score, game.cards_left(), game.moves
+    won, cards_left = game.cards_left() == 0, game.cards_left()
+    if not improves(won, cards_left, previous):
+        return None
+    code = game.code_text()
+    feats = merge(
+        deal(code),
+        game_id=game_id,
+        player=owner,
+        won=won,
+        score=game.score,
+        cards_left=cards_left,
+        at=now,
+        first_result=previous is None,
+    )
+    return GameResult(
+        game_id, owner, code, won, game.score, cards_left, game.moves, feats, epoch_to_datetime(now),
+        game.longest_run, game.ended_after, line_text(game),
+    )  # fmt: skip

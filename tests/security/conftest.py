@@ -17,7 +17,6 @@ from fastapi.testclient import TestClient
 from app.store import GameStore, MemoryStore
 from app.web.main import create_app
 from app.web.middleware import ratelimit
-from app.web.settings import Settings
 from tests.support.apps import NOW, AppFactory, settings
 
 

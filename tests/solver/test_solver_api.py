@@ -11,7 +11,6 @@ from functools import cache
 
 import pytest
 
-
 from app.cli import main
 from app.engine.actions import Action
 from app.engine.deal import GameCode, Rules

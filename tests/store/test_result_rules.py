@@ -1,12 +1,20 @@
-"""The pure parts of records: how a result changes a deal's record, streaks, names."""
+"""The pure parts of records: which result a game gets (``recorded``, what both backends record
+with), how a result changes a deal's record, streaks, names."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
-from app.store.base import BadDisplayName, Feat, clean_display_name
+from app.engine import DRAW, Game, GameCode
+from app.store.base import BadDisplayName, Feat, GameResult, clean_display_name
 from app.store.deals import DealRow, feats_from_text, feats_text, merge
-from app.store.results import improves, streaks
+from app.store.results import improves, recorded, streaks
+from tests.support.deals import blocked_by_drawing, won_deal
+from tests.support.store import greedy
+
+NOW = 1_800_000_000.0
 
 
 def record(
@@ -86,3 +94,58 @@ def test_clean_display_name() -> None:
     for bad in ["", " ", "x" * 41, "a\u2028b", "a\rb", "\x1b[31m", "a\u200eb"[:1] + "\x00"]:
         with pytest.raises(BadDisplayName):
             clean_display_name(bad)
+
+
+class Deals:
+    """The deal records ``recorded`` is given: it says which it asked for."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, DealRow] = {}
+        self.asked: list[str] = []
+
+    def __call__(self, code: str) -> DealRow:
+        self.asked.append(code)
+        return self.rows.setdefault(code, DealRow(code))
+
+
+def test_a_game_without_a_move_gets_no_result_and_its_deal_is_not_asked() -> None:
+    deals = Deals()
+    assert recorded("g1", "alice", Game(GameCode.parse("TP1-E-AAAAAAB")), None, deals, NOW) is None
+    assert deals.asked == []
+
+
+def test_a_won_game_gets_its_result_and_the_deals_first_win() -> None:
+    code, line = won_deal()
+    game = Game(code)
+    game.replay(line)
+    deals = Deals()
+    result = recorded("g1", "alice", game, None, deals, NOW)
+    assert result == GameResult(
+        "g1", "alice", code.text(), True, game.score, 0, len(line), frozenset({Feat.FIRST_WIN}),
+        dt.datetime.fromtimestamp(NOW, dt.UTC), game.longest_run, game.ended_after,
+        ".".join("d" if action == DRAW else str(action) for action in line),
+    )  # fmt: skip
+    row = deals.rows[code.text()]
+    assert deals.asked == [code.text()]
+    assert (row.wins, row.finished, row.first_game, row.first_player, row.best_score) == (1, 1, "g1", "alice", game.score)
+    # Recorded again (the game left after its win): nothing improves, the deal is not asked again.
+    assert recorded("g1", "alice", game, result, deals, NOW + 60) is None
+    assert deals.asked == [code.text()] and row.wins == 1
+
+
+def test_an_unfinished_game_improves_only_with_fewer_cards_left() -> None:
+    code = blocked_by_drawing()
+    blocked = Game(code)
+    blocked.replay([DRAW] * 23)
+    deals = Deals()
+    first = recorded("g2", None, blocked, None, deals, NOW)
+    assert first is not None and (first.won, first.cards_left, first.moves) == (False, 28, 23)
+    assert first.feats == {Feat.BEST_UNFINISHED} and first.player is None
+    assert recorded("g2", None, blocked, first, deals, NOW) is None  # the same cards left
+    played = greedy(code, prefer_draw=False)  # the same game played on, from the deal's start
+    assert played.cards_left() < 28
+    better = recorded("g2", None, played, first, deals, NOW + 60)
+    assert better is not None and better.cards_left == played.cards_left() and better.moves == played.moves
+    row = deals.rows[code.text()]
+    assert row.finished == 1  # one game: improved, not counted again
+    assert (row.unfinished_cards_left if not better.won else 0) == played.cards_left()

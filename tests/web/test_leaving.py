@@ -7,7 +7,7 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.web.conftest import HX, game_id_of, text_of
+from tests.support.pages import HX, game_id_of, text_of
 
 CODE = "TP1-E-AAAAAAB"
 OTHER = "TP1-E-AAAAAAC"
