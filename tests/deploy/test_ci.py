@@ -59,3 +59,15 @@ def test_ci_runs_both_deploy_tests_through_it() -> None:
             for line in ci.splitlines()
         ), test
     assert "export TRIPEAKS_REQUIRE_CONTAINER=1" in ci and "export TRIPEAKS_FRESH_MACHINE_TEST=1" in ci
+
+
+def test_the_browser_tests_carry_the_browser_mark() -> None:
+    """``-m "not browser"`` leaves out every test in tests/browser, and only those."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", "not browser",
+         "tests/browser", "tests/web/test_display.py"],
+        cwd=ROOT, capture_output=True, text=True, env=env, timeout=600, check=False,
+    )  # fmt: skip
+    kept = {line.split("::")[0] for line in done.stdout.splitlines() if "::" in line}
+    assert kept == {"tests/web/test_display.py"}, done.stdout[-2000:]
