@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.browser.states import BROWSER_LOCALES, VIEWS, not_fitting, reach, settle
+from tests.support.browser import BROWSER_LOCALES, VIEWS, not_fitting, reach, settle
 
 
 def test_the_keys_line_is_above_the_fold_in_every_language(new_page) -> None:  # type: ignore[no-untyped-def]

@@ -16,7 +16,7 @@ from app.engine.line import Line, LineError, LineProblem
 from app.engine.search.analysis import analyse
 from app.engine.search.review import review
 from app.store.memory import MemoryStore
-from tests.solver.test_layout_analysis import plain
+from tests.support.layout_tables import plain
 
 
 def a_win(layout: Layout, rules: Rules = Rules.EASY) -> tuple[GameCode, Line]:

@@ -15,45 +15,7 @@ from app.engine.search.analysis import MOST_DRAWS, analyse
 from app.engine.search.hints import hint
 from app.engine.search.review import deal_difficulty
 from app.engine.search.solver import solve
-from tests.support.layout_tables import tables
-
-
-def fits(a: int, b: int, rules: Rules) -> bool:
-    """Rank 0 (the joker, or an empty waste) fits every rank; K and A only in easy rules."""
-    return a == 0 or b == 0 or abs(a - b) == 1 or (rules is Rules.EASY and {a, b} == {1, 13})
-
-
-def plain(code: GameCode, removed: int, drawn: int, waste: int) -> tuple[bool, int]:
-    """From a position, by visiting every reachable exact position: whether it can be won,
-    and the best standard score any position shows (a win's, or the highest reached)."""
-    cards, covered_by = tables(code.layout.word)
-    n = len(cards)
-    full = (1 << n) - 1
-    peaks: dict[int, int] = {}
-    for p, spot in enumerate(code.layout.spots):  # the groups are the layout's choice
-        peaks[spot.peak] = peaks.get(spot.peak, 0) | 1 << p
-    deal = code.deal()
-    ranks = [c.rank for c in deal.tableau]
-    stock = [c.rank for c in deal.stock]
-    seen, todo, won, best = set(), [(removed, drawn, waste)], False, 0
-    while todo:
-        state = todo.pop()
-        if state in seen:
-            continue
-        seen.add(state)
-        removed, drawn, waste = state
-        cleared = sum(removed & m == m for m in peaks.values())
-        best = max(best, 500 - removed.bit_count() - drawn + 100 * cleared)
-        if removed == full:
-            won = True
-            continue
-        for p in range(n):
-            if not removed >> p & 1 and removed & covered_by[p] == covered_by[p] and fits(ranks[p], waste, code.rules):
-                todo.append((removed | 1 << p, drawn, ranks[p]))
-        if drawn < len(stock):
-            todo.append((removed, drawn + 1, stock[drawn]))
-    return won, best
-
+from tests.support.layout_tables import plain
 
 CASES = [(rules, letters) for rules, letters in ((Rules.EASY, ""), (Rules.CLASSIC, ""), (Rules.CLASSIC, "W"), (Rules.EASY, "J"))]
 

@@ -19,7 +19,7 @@ from app.store import MemoryStore
 from app.web.main import create_app
 from app.web.settings import Settings
 from tests.support.deals import winning_line
-from tests.web.conftest import HX, game_id_of
+from tests.support.pages import HX, game_id_of
 
 KEY = "daily-race-test-key"
 

@@ -159,7 +159,7 @@ def test_once_no_win_is_left_the_hints_lead_to_the_best_score_still_possible(cli
 
 
 def test_undo_words_and_the_move_towards_the_best_score_in_each_language(client: TestClient) -> None:
-    from tests.i18n.po import po, po_plural
+    from tests.support.catalogs import po, po_plural
 
     code = WINNABLE_BLOCKED_BY_DRAWING
     undos = undos_to_a_win(code)

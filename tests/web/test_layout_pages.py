@@ -17,7 +17,7 @@ from app.engine.layout import LAYOUTS, THREE_PEAKS, Layout
 from app.engine.search.analysis import analyse
 from app.i18n import get_locale
 from app.store import MemoryStore
-from tests.web.conftest import HX, game_id_of, text_of
+from tests.support.pages import HX, game_id_of, text_of
 
 ROOT = Path(__file__).resolve().parents[2]
 

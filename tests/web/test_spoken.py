@@ -9,8 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.engine import Game, GameCode
-from tests.i18n.po import po
-from tests.web.conftest import HX, game_id_of, text_of
+from tests.support.catalogs import po
+from tests.support.pages import HX, game_id_of, text_of
 
 LABEL = re.compile(r'<button class="card face [^"]*" id="card-(\d+)"[^>]*aria-label="([^"]*)"')
 
