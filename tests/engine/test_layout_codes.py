@@ -142,7 +142,7 @@ def test_the_cli_places_every_layout_s_positions_as_its_table_does(word: str, ca
     import json
 
     from app.cli import main
-    from tests.layout_tables import tables
+    from tests.support.layout_tables import tables
 
     layout = LAYOUTS[word]
     code = GameCode(Rules.CLASSIC, 12345, Variants.parse("WJ"), layout)
