@@ -11,8 +11,16 @@ from playwright.sync_api import Page, expect
 from app.engine import DRAW, GameCode, Rules, Variants
 from app.engine.layout import LAYOUTS, Layout
 from app.engine.search.analysis import analyse
-from tests.browser.conftest import SCREENSHOTS
-from tests.browser.states import BROWSER_LOCALES, PLAYED, VIEWS, not_fitting, post_line, settle, sideways
+from tests.support.browser import (
+    BROWSER_LOCALES,
+    PLAYED,
+    SCREENSHOTS,
+    VIEWS,
+    not_fitting,
+    post_line,
+    settle,
+    sideways,
+)
 
 OTHER_LAYOUTS = [layout for layout in LAYOUTS.values() if layout.letter]
 SHOWN = ("1280x800", "390x844", "844x390")
