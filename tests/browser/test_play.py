@@ -232,7 +232,7 @@ def test_hint_marks_a_move_and_h_asks_for_one(new_page) -> None:  # type: ignore
 def test_an_ended_game_has_one_share_and_it_copies_the_games_link(new_page) -> None:  # type: ignore[no-untyped-def]
     """Issue 30: once the game ends, the result box's Share and the bar's send the same: the
     game itself (its review link), copied where there is no share sheet."""
-    from tests.support import blocked_by_drawing
+    from tests.support.deals import blocked_by_drawing
 
     code = blocked_by_drawing()
     page = new_page(permissions=["clipboard-read", "clipboard-write"])
