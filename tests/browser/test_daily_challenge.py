@@ -133,6 +133,12 @@ def test_the_daily_pages_in_every_language_and_size(player, lang: str) -> None: 
         expect(page.locator("#daily-label")).to_be_visible()
         screenshot(page, f"daily-page-{lang}-{size}")
         no_sideways_scroll(page, viewport["width"])
+        # The day's line (three lines long in Ukrainian on a phone) never lies over the peaks.
+        label, peaks = page.locator("#daily-label").bounding_box(), page.locator("#peaks").bounding_box()
+        assert label and peaks
+        apart = (label["y"] + label["height"] <= peaks["y"] + 1 or label["x"] + label["width"] <= peaks["x"] + 1
+                 or peaks["x"] + peaks["width"] <= label["x"] + 1)
+        assert apart, (size, label, peaks)
     page = player(f"Screen {lang}", DESKTOP, lang)
     page.goto("/daily")
     play(page, blocked)
