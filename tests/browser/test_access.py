@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Game, GameCode, Rules
 from app.engine.rules import PEAK_BONUS
-from app.web.presentation.views import TABLEAU_ORDER
+from app.web.presentation.layouts import tableau_order
 from tests.support.browser import (
     BROWSER_LOCALES,
     DESKTOP,
@@ -385,7 +385,7 @@ def test_one_live_region_says_what_each_action_did(new_page) -> None:  # type: i
 def can_be_played(lang: str, game: Game) -> str:
     """What a draw adds, from the catalog: the cards that can be played now, in the board's order."""
     playable = set(game.playable_positions())
-    cards = [card_name(lang, game.deal.tableau[p]) for p in TABLEAU_ORDER if p in playable]
+    cards = [card_name(lang, game.deal.tableau[p]) for p in tableau_order(game.layout) if p in playable]
     if cards:
         return says(lang, "Can be played now: %(cards)s.", cards=", ".join(cards))
     if game.stock_count:
