@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 from app.engine import DRAW, Game, GameCode
 from app.engine.daily import daily_code
 from app.store import MemoryStore
+from app.store.races import RaceStatus
 from app.web.main import create_app
 from app.web.settings import Settings
 from tests.support.deals import winning_line
@@ -46,6 +47,17 @@ def bob(app) -> Iterator[TestClient]:  # type: ignore[no-untyped-def]
         yield client
 
 
+def wait_until_running(client: TestClient, race_id: str) -> None:
+    """The countdown over, by the store's own rule (a loaded machine may take longer than it)."""
+    store: MemoryStore = client.app.state.store  # type: ignore[attr-defined]
+    for _ in range(200):
+        race = store.race(race_id)
+        if race is not None and race.status(time.time()) is RaceStatus.RUNNING:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"race {race_id} never ran")
+
+
 def play(client: TestClient, game_id: str, line: list[int]) -> None:
     for position in line:
         path = "draw" if position == DRAW else "remove"
@@ -63,7 +75,7 @@ def test_a_race_on_the_day_s_deal_shows_par_only_once_the_attempt_has_ended(ann:
     url = ann.post("/races", data={"code": code.text()}, follow_redirects=False).headers["location"]
     race_id = url.rsplit("/", 1)[1]
     assert ann.post(f"/races/{race_id}/start", follow_redirects=False).status_code == 303
-    time.sleep(0.25)
+    wait_until_running(ann, race_id)
     store: MemoryStore = ann.app.state.store  # type: ignore[attr-defined]
     race = store.race(race_id)
     assert race is not None and race.code == code.text()
@@ -91,7 +103,7 @@ def test_a_race_on_another_deal_shows_par_at_its_finish(ann: TestClient) -> None
     url = ann.post("/races", data={"code": code.text()}, follow_redirects=False).headers["location"]
     race_id = url.rsplit("/", 1)[1]
     ann.post(f"/races/{race_id}/start", follow_redirects=False)
-    time.sleep(0.25)
+    wait_until_running(ann, race_id)
     race = ann.app.state.store.race(race_id)  # type: ignore[attr-defined]
     assert 'id="race-par"' not in ann.get(url).text  # under way: no par
     play(ann, race.racers[0].game_id, line)
