@@ -156,6 +156,8 @@ def test_the_daily_pages_in_every_language_and_size(player, lang: str) -> None: 
         expect(page.locator("#daily-leaderboard")).to_be_visible()
         expect(page.locator("#daily-own-row")).to_have_count(1)
         screenshot(page, f"daily-board-{lang}-{size}")
+        # The result to share is in view whole, its link too, in every language and size.
+        assert page.locator("#daily-share-text").evaluate("e => e.scrollHeight <= e.clientHeight + 1"), size
         no_sideways_scroll(page, viewport["width"])
         if size == "phone":
             axe_clean(page)
