@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Game, GameCode, Rules
@@ -73,30 +74,32 @@ def test_axe_finds_nothing_in_any_state_page_or_language(new_page) -> None:  # t
     assert found == []
 
 
-def test_every_text_has_contrast_against_its_actual_background(new_page) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("lang", list(BROWSER_LOCALES))
+def test_every_text_has_contrast_against_its_actual_background(new_page, scheme: str, lang: str) -> None:  # type: ignore[no-untyped-def]
+    """One case per scheme and language (the whole grid in one test outran its five minutes on
+    a loaded CI machine)."""
     low = []
-    for scheme in ("light", "dark"):
-        for lang in BROWSER_LOCALES:
-            for viewport in (DESKTOP, PHONE):
-                page = new_page(viewport=viewport, locale=BROWSER_LOCALES[lang], bypass_csp=True, color_scheme=scheme)
-                for state in ("mid", "won", "blocked", "new-game"):
-                    reach(page, state)
-                    low.extend((scheme, lang, viewport["width"], state, *t) for t in low_contrast(page))
+    for viewport in (DESKTOP, PHONE):
+        page = new_page(viewport=viewport, locale=BROWSER_LOCALES[lang], bypass_csp=True, color_scheme=scheme)
+        for state in ("mid", "won", "blocked", "new-game"):
+            reach(page, state)
+            low.extend((viewport["width"], state, *t) for t in low_contrast(page))
     assert low == [], "\n".join(map(str, low))
 
 
-def test_the_other_pages_texts_have_contrast_too(new_page) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_other_pages_texts_have_contrast_too(new_page, scheme: str) -> None:  # type: ignore[no-untyped-def]
     """Statistics, How to play, the New game page and an error page (the review page has
     tests of its own)."""
     low = []
-    for scheme in ("light", "dark"):
-        for lang in ("en", "he"):
-            for viewport in (DESKTOP, PHONE):
-                page = new_page(viewport=viewport, locale=BROWSER_LOCALES[lang], bypass_csp=True, color_scheme=scheme)
-                for path in ("/stats", "/how-to-play", "/new", "/g/TP1-X-BAD"):
-                    page.goto(path)
-                    settle(page)
-                    low.extend((scheme, lang, viewport["width"], path, *t) for t in low_contrast(page))
+    for lang in ("en", "he"):
+        for viewport in (DESKTOP, PHONE):
+            page = new_page(viewport=viewport, locale=BROWSER_LOCALES[lang], bypass_csp=True, color_scheme=scheme)
+            for path in ("/stats", "/how-to-play", "/new", "/g/TP1-X-BAD"):
+                page.goto(path)
+                settle(page)
+                low.extend((lang, viewport["width"], path, *t) for t in low_contrast(page))
     assert low == [], "\n".join(map(str, low))
 
 

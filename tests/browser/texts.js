@@ -3,18 +3,22 @@
 () => {
   // The points of a box where the text is what the player sees: not where another element (the
   // New game window, a box laid over the table) covers it. The same grid contrast.js samples.
+  // A text of which under a quarter shows (the sliver of a card's corner at a window's edge) is
+  // not read there, so it is not measured either.
   const seen = (e, box) => {
     const pts = [];
+    let all = 0;
     const x0 = Math.max(0, Math.floor(box[0])), y0 = Math.max(0, Math.floor(box[1]));
     const x1 = Math.min(innerWidth - 1, Math.ceil(box[2])), y1 = Math.min(innerHeight - 1, Math.ceil(box[3]));
     const stepX = Math.max(1, Math.floor((x1 - x0) / 12)), stepY = Math.max(1, Math.floor((y1 - y0) / 6));
     for (let y = y0; y <= y1; y += stepY) {
       for (let x = x0; x <= x1; x += stepX) {
+        all += 1;
         const hit = document.elementFromPoint(x, y);
         if (hit && (hit === e || e.contains(hit) || hit.contains(e))) pts.push([x, y]);
       }
     }
-    return pts;
+    return pts.length * 4 >= all ? pts : [];
   };
   const parse = c => { const m = c.match(/[\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
   const opacity = e => { let o = 1; for (; e; e = e.parentElement) o *= parseFloat(getComputedStyle(e).opacity); return o; };
@@ -34,7 +38,7 @@
       const [cr, cg, cb, ca] = parse(style.color);
       const size = parseFloat(style.fontSize), bold = parseInt(style.fontWeight, 10) >= 700;
       const box = [r.left + 1, r.top + 1, r.right - 1, r.bottom - 1], points = seen(e, box);
-      if (!points.length) continue; // wholly covered: not seen, so not measured
+      if (!points.length) continue; // covered (but for a sliver): not seen, so not measured
       texts.push({ text: node.textContent.trim().slice(0, 40), box, points,
                    color: [cr, cg, cb, ca * opacity(e)], large: size >= 24 || (bold && size >= 18.66) });
     }
