@@ -8,7 +8,8 @@ from typing import Any
 from playwright.sync_api import Page, expect
 
 from app.engine import Game
-from tests.support.browser import MID_CODE, settle
+from tests.support.browser import MID_CODE, play_by_keys, post_line, settle
+from tests.support.deals import won_deal
 
 CODE = "TP1-E-AAAAAAJ"
 
@@ -182,3 +183,42 @@ def test_a_card_travels_on_top_of_the_waste_and_a_drawn_card_turns_over(new_page
     assert late is not None
     assert float(late[name]["new"]["opacity"]) == 1.0, late
     assert late[name]["new"]["transform"] != "matrix(0, 0, 0, 1, 0, 0)", late
+
+
+CASCADE = """() => [...document.querySelectorAll('.celebration span')].map(e => {
+  const a = e.getAnimations()[0];
+  return a ? [a.animationName, a.playState, getComputedStyle(e).transform] : null;
+})"""
+"""Each falling card of a win's celebration: its animation's name and state, and where it is now."""
+
+
+def test_a_win_cascades_the_cards_off_the_table_and_nothing_falls_under_reduced_motion(new_page) -> None:  # type: ignore[no-untyped-def]
+    """Issue 30: a win is celebrated by cards falling off the table one after another, turning;
+    under reduced motion nothing falls. The falling cards never catch a click."""
+    code, line = won_deal()
+    for motion in ("no-preference", "reduce"):
+        page = new_page(reduced_motion=motion)
+        fresh(page, code.text())
+        post_line(page, line[:-1])
+        page.reload()
+        settle(page)
+        expect(page.locator(".celebration")).to_have_count(0)  # no celebration before the win
+        play_by_keys(page, line[-1])
+        expect(page.locator("#result-title")).to_be_visible()
+        celebration = page.locator(".celebration")
+        expect(celebration).to_have_count(1)
+        if motion == "reduce":
+            expect(celebration).to_be_hidden()
+            assert page.evaluate("document.querySelector('.celebration').getAnimations({subtree: true}).length") == 0
+            continue
+        assert celebration.evaluate("e => getComputedStyle(e).pointerEvents") == "none"
+        first = page.evaluate(CASCADE)
+        assert len(first) == 12 and all(f is not None and f[0] == "cascade" for f in first), first
+        page.wait_for_timeout(400)
+        later = page.evaluate(CASCADE)
+        # The cards fall one after another: some have moved since, and not all at once.
+        moved = [a[2] != b[2] for a, b in zip(first, later, strict=True) if a and b]
+        assert any(moved), (first, later)
+        # The last card falls last: its delay (11 steps of .11 s) keeps it still at first.
+        delays = page.evaluate("() => [...document.querySelectorAll('.celebration span')].map(e => e.getAnimations()[0].effect.getTiming().delay)")
+        assert len(set(delays)) == 12 and max(delays) > 1000, delays
