@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import insert, text  # noqa: E402
 
 from app.engine import Game, GameCode  # noqa: E402
-from app.store import daily as daily_sql  # noqa: E402
+from app.store import daily_sql  # noqa: E402
 from app.store.attempts import FIELDS, AttemptRow, day_end  # noqa: E402
 from app.store.ranking import Entry, board_key, plausible  # noqa: E402
 from app.store.schema import daily, players  # noqa: E402

@@ -29,7 +29,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
 from app.engine import Game, GameCode, Status
-from app.store import daily, records
+from app.store import daily_sql, records
 from app.store import queries as q
 from app.store.attempts import LEADERBOARD_SIZE, Attempt, AttemptRow, Leaderboard, new_row
 from app.store.base import (
@@ -117,8 +117,8 @@ class SqlStore(SqlRaces, GameStore):
                 raise StoreUnavailable(f"cannot open the database: {error}") from error
             raise
         self._orders = DayOrders(
-            lambda day, over: self._read(lambda db: daily.order(db, day, over)),
-            lambda day, over: self._read(lambda db: daily.board(db, day, over)),
+            lambda day, over: self._read(lambda db: daily_sql.order(db, day, over)),
+            lambda day, over: self._read(lambda db: daily_sql.board(db, day, over)),
         )
         if self.dialect == "sqlite":
             self._db = SqliteDatabase(Path(str(self.url.database)).expanduser(), synchronous)
@@ -182,7 +182,7 @@ class SqlStore(SqlRaces, GameStore):
             now = self._clock()
             if run(db, q.SAVE, {**values, **q.touch(now)}).rowcount != 1:
                 raise VersionConflict(stored.id)
-            changed.append(daily.progress(db, stored.id, game, now))
+            changed.append(daily_sql.progress(db, stored.id, game, now))
             if game.status is not Status.PLAYING:
                 records.record(db, stored.id, game, now)
 
@@ -238,7 +238,7 @@ class SqlStore(SqlRaces, GameStore):
             )
             if run(db, q.SAVE, values).rowcount != 1:  # pragma: no cover - the row is locked
                 raise VersionConflict(game_id)
-            changed.append(daily.progress(db, game_id, game, now))
+            changed.append(daily_sql.progress(db, game_id, game, now))
             if game.status is not Status.PLAYING:
                 records.record(db, game_id, game, now)
             return StoredGame(game_id, stored.owner, game, stored.version + 1), value
@@ -320,20 +320,20 @@ class SqlStore(SqlRaces, GameStore):
     def begin_attempt(self, day: dt.date, player: str, stored: StoredGame, *, late: bool) -> bool:
         def job(db: Db) -> bool:
             row = new_row(day, player, stored.id, stored.game, late=late, now=self._clock())
-            return daily.begin(db, row)
+            return daily_sql.begin(db, row)
 
         return self._write(job)
 
     def attempt(self, day: dt.date, player: str) -> Attempt | None:
         over = self.day_over(day)
-        return self._read(lambda db: daily.attempt(db, day, player, over, self._orders))
+        return self._read(lambda db: daily_sql.attempt(db, day, player, over, self._orders))
 
     def leaderboard(self, day: dt.date, limit: int = LEADERBOARD_SIZE) -> Leaderboard:
         over = self.day_over(day)
-        return daily.leaderboard(day, over, self._orders, limit)
+        return daily_sql.leaderboard(day, over, self._orders, limit)
 
     def player_days(self, player: str) -> list[Attempt]:
-        return self._read(lambda db: daily.player_days(db, player))
+        return self._read(lambda db: daily_sql.player_days(db, player))
 
     # -- cleanup ----------------------------------------------------------------------------
 
