@@ -1,4 +1,4 @@
-"""A race on the day's deal keeps the rule of no spoilers (app.web.presentation.daily_view.
+"""A race on the day's deal keeps the rule of no spoilers (app.web.presentation.daily.days.
 answers_open): its finish shows par only to a player whose daily attempt has ended.
 
 Races run on the wall clock (their countdown and time limit), so this test takes today's

@@ -14,7 +14,7 @@ from app.i18n import get_locale, use_locale
 from app.store import MemoryStore
 from app.web.presentation import clock as clock_module
 from app.web.presentation.clock import clock_text, duration_iso
-from app.web.presentation.daily_view import daily_view, until_next
+from app.web.presentation.daily.days import daily_view, until_next
 from tests.support.deals import won_deal
 from tests.support.pages import HX, game_id_of, text_of
 

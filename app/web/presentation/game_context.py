@@ -28,7 +28,7 @@ from app.store import GameStore, StoredGame
 from app.store.base import DealRecord, Feat
 from app.web.leaving import left_game
 from app.web.middleware.player_cookie import read_cookies
-from app.web.presentation.daily_view import answers_open, daily_key, daily_view, known_day
+from app.web.presentation.daily.days import answers_open, daily_key, daily_view, known_day
 from app.web.presentation.newgame import new_game_form, winnable_only_on
 from app.web.presentation.render import Pages, card_list, playable_words
 from app.web.presentation.views import Event, Happened

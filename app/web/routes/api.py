@@ -40,7 +40,7 @@ from app.i18n import current_locale
 from app.store import GameStore, StoredGame
 from app.web.deps import GameIdPath, PlayerDep, StoreDep
 from app.web.presentation.clock import timed
-from app.web.presentation.daily_view import daily_key, day_of_page, today
+from app.web.presentation.daily.days import daily_key, day_of_page, today
 from app.web.routes.race_api import check_move, moved
 from app.web.solving import hint_for
 

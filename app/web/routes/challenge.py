@@ -28,8 +28,8 @@ from app.i18n.messages import N_
 from app.store import GameStore, StoredGame
 from app.store.attempts import Attempt, Leaderboard, Streaks, streaks
 from app.web.deps import PagesDep, PlayerDep, StoreDep
-from app.web.presentation.board import board_context
-from app.web.presentation.daily_view import board_open, code_of, daily_key, parse_day, shown_par, today
+from app.web.presentation.daily.board import board_context
+from app.web.presentation.daily.days import board_open, code_of, daily_key, parse_day, shown_par, today
 from app.web.presentation.render import is_htmx
 
 router = APIRouter()
@@ -79,7 +79,7 @@ def calendar_page(
     player: PlayerDep,
     month: Annotated[str | None, Query(max_length=7)] = None,
 ) -> Response:
-    from app.web.presentation.calendar import calendar_context
+    from app.web.presentation.daily.calendar import calendar_context
 
     context = calendar_context(request, store, player, month, today())
     if context is None:

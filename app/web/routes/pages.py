@@ -36,7 +36,7 @@ from app.web.deps import (
     StoreDep,
 )
 from app.web.leaving import remember_left, under_way
-from app.web.presentation.daily_view import daily_key, day_of_page, today
+from app.web.presentation.daily.days import daily_key, day_of_page, today
 from app.web.presentation.game_context import (
     ERROR_HELP_COOKIE,
     GAME_PAGE,

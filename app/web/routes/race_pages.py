@@ -41,7 +41,7 @@ from app.store.races import (
     RaceStatus,
 )
 from app.web.deps import PagesDep, PlayerDep, RaceIdPath, StoreDep
-from app.web.presentation.daily_view import daily_key, day_of_page, shown_par
+from app.web.presentation.daily.days import daily_key, day_of_page, shown_par
 from app.web.presentation.game_context import agame_context
 from app.web.presentation.layouts import LayoutWord
 from app.web.presentation.render import Pages

@@ -32,7 +32,7 @@ from app.i18n import current_locale
 from app.store import GameStore
 from app.store.base import GameResult
 from app.web.deps import PagesDep, PlayerDep, StoreDep
-from app.web.presentation.daily_view import answers_open, daily_key, day_of_page
+from app.web.presentation.daily.days import answers_open, daily_key, day_of_page
 from app.web.presentation.render import Pages, is_htmx
 from app.web.solving import analyses
 
@@ -182,7 +182,7 @@ def bad_link_page(request: Request, pages: Pages, bad: BadLink, status_code: int
 
 def withheld(request: Request, store: GameStore, player: str, code: GameCode, reveal: bool) -> BadLink | None:
     """Why this review is not served to ``player`` (no spoilers,
-    ``app.web.presentation.daily_view``), or ``None``: no review of the day's deal before their
+    ``app.web.presentation.daily.days``), or ``None``: no review of the day's deal before their
     attempt has ended or the day is over; no hindsight of a deal while their own game of it is
     under way."""
     day = day_of_page(daily_key(request), code)

@@ -17,9 +17,9 @@ from app.engine.daily import band
 from app.i18n import current_locale
 from app.store import GameStore
 from app.store.attempts import Attempt
-from app.web.presentation.calendar import state_words
 from app.web.presentation.clock import clock_text
-from app.web.presentation.daily_view import (
+from app.web.presentation.daily.calendar import state_words
+from app.web.presentation.daily.days import (
     board_open,
     code_of,
     daily_key,
