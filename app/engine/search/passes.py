@@ -246,21 +246,22 @@ class _Removals:
     lookup: IntArray
     wild: Int16Array | None
 
-    def taken_by(self, sets: IntArray, waste: IntArray, below: IntArray, above: IntArray,
-                 jokers: bool) -> Int16Array:
-        """For each (set, waste rank) pair, the best removal that waste takes, by number drawn."""
+    def take_into(self, value: Int16Array, scratch: Int16Array, sets: IntArray, waste: IntArray,
+                  below: IntArray, above: IntArray, jokers: bool) -> None:
+        """For each (set, waste rank) pair, raise ``value`` (a row each) to the best removal
+        that waste takes, by number drawn (``scratch``: room of the same shape)."""
         base = sets * 16
         lookup, groups = self.lookup, self.groups
-        best = np.maximum(np.take(groups, np.take(lookup, base + np.take(below, waste)), axis=0),
-                          np.take(groups, np.take(lookup, base + np.take(above, waste)), axis=0))
+        keys = [base + np.take(below, waste), base + np.take(above, waste)]
         if jokers:  # the joker fits every waste
-            np.maximum(best, np.take(groups, np.take(lookup, base + 15), axis=0), out=best)
-        if self.wild is not None:
+            keys.append(base + 15)
+        for key in keys:
+            np.take(groups, np.take(lookup, key), axis=0, out=scratch, mode="clip")
+            np.maximum(value, scratch, out=value)
+        if self.wild is not None:  # a wild waste takes every removal (the joker's among them)
             wild = np.flatnonzero(waste == 0)
             if wild.size:
-                best[wild] = np.take(self.wild, np.take(sets, wild), axis=0)
-        return best
-
+                value[wild] = np.maximum(value[wild], np.take(self.wild, np.take(sets, wild), axis=0))
 
     def after_draws(self, count: int, waste_after: IntArray, below: IntArray, above: IntArray,
                     jokers: bool) -> Int16Array:
@@ -270,9 +271,14 @@ class _Removals:
         lookup = self.lookup.reshape(count, 16)
         flat = self.groups.reshape(-1)
         column = np.arange(columns)
-        under = np.take(lookup, np.take(below, waste_after), axis=1) * columns + column
-        over = np.take(lookup, np.take(above, waste_after), axis=1) * columns + column
-        best = np.maximum(np.take(flat, under), np.take(flat, over))
+        cells = np.take(lookup, np.take(below, waste_after), axis=1)
+        cells *= columns
+        cells += column
+        best = np.take(flat, cells)
+        np.take(lookup, np.take(above, waste_after), axis=1, out=cells)
+        cells *= columns
+        cells += column
+        np.maximum(best, np.take(flat, cells), out=best)
         if jokers:
             np.maximum(best, np.take(flat, lookup[:, 15:16] * columns + column), out=best)
         if self.wild is not None:
@@ -307,9 +313,16 @@ def best_after_draws(deal: Deal, rules: Rules, layout: Layout = THREE_PEAKS) -> 
     below, above = _neighbour_slots(rules)
     after_draw = np.empty((len(sets.masks), columns), dtype=np.int16)
     after_draw[-1] = best_score(layout) - drawn
+    # Room for two rows' groups (the row after's and this row's, in turn) and one scratch
+    # table, made once: fresh tables every row were mostly page faults (the kernel clearing
+    # the pages numpy's temporaries had given back).
+    widest = max(b - a for a, b in zip(sets.edge_bounds, sets.edge_bounds[1:], strict=False))
+    room = np.empty((3, widest + 1, columns), dtype=np.int16)
     # The tables of the row after (at first, the full set: nothing left to remove).
     stay_or_draw = after_draw[-1:]
-    removals = _Removals(np.full((1, columns), -1, dtype=np.int16), np.zeros(16, dtype=np.intp),
+    first = room[layout.count % 2, :1]  # the row after the first row judged, k = count - 1
+    first[:] = -1
+    removals = _Removals(first, np.zeros(16, dtype=np.intp),
                          np.full((1, columns), -1, dtype=np.int16) if wild_waste else None)
     column_of = np.arange(columns)
     for k in range(layout.count - 1, -1, -1):
@@ -319,28 +332,28 @@ def best_after_draws(deal: Deal, rules: Rules, layout: Layout = THREE_PEAKS) -> 
         rank = ranks[sets.edge_position[edges]]
         after = sets.edge_to[edges] - high
         edge_from = sets.edge_from[edges] - low
-        # The best after each removal from this row (the waste is then the card removed:
-        # the joker's is wild).
-        value = np.maximum(np.take(stay_or_draw, after, axis=0),
-                           removals.taken_by(after, rank, below, above, jokers))
-        # Grouped by set and rank removed: each group's last removal holds the group's best.
         removal_count = len(rank)
+        # The best after each removal from this row (the waste is then the card removed:
+        # the joker's is wild), written straight into this row's groups.
+        groups = room[k % 2, :removal_count + 1]
+        value = groups[:-1]
+        np.take(stay_or_draw, after, axis=0, out=value, mode="clip")
+        removals.take_into(value, room[2, :removal_count], after, rank, below, above, jokers)
+        groups[-1] = -1
+        wild = None
+        if wild_waste:  # a set's removals are consecutive (edges are ordered by set)
+            starts = np.flatnonzero(np.r_[True, edge_from[1:] != edge_from[:-1]])
+            wild = np.maximum.reduceat(value, starts, axis=0)
+        # Grouped by set and rank removed: each group's last removal holds the group's best.
         slot = np.where(rank == 0, 15, rank) if jokers else rank
         key = edge_from * 16 + slot
         lookup = np.full(count * 16, removal_count, dtype=np.intp)
         lookup[key] = np.arange(removal_count)
         holder = lookup[key]
         others = np.flatnonzero(holder != np.arange(removal_count))  # a rank shown twice in a set
-        groups = np.empty((removal_count + 1, columns), dtype=np.int16)
-        groups[:-1] = value
-        groups[-1] = -1
-        if others.size:
+        if others.size:  # the others' rows are never a group's last: they stay as they were
             cells = (holder[others, None] * columns + column_of).reshape(-1)
             np.maximum.at(groups.reshape(-1), cells, value[others].reshape(-1))
-        wild = None
-        if wild_waste:  # a set's removals are consecutive (edges are ordered by set)
-            starts = np.flatnonzero(np.r_[True, edge_from[1:] != edge_from[:-1]])
-            wild = np.maximum.reduceat(value, starts, axis=0)
         removals = _Removals(groups, lookup, wild)
         # This row: right after d draws, stay, remove, or draw on.
         stay = sets.base_score[low:high, None] - drawn
@@ -349,6 +362,10 @@ def best_after_draws(deal: Deal, rules: Rules, layout: Layout = THREE_PEAKS) -> 
         np.maximum(stay, here, out=row)
         for d in range(stock - 1, -1, -1):  # or draw on (quicker than an accumulate)
             np.maximum(row[:, d], row[:, d + 1], out=row[:, d])
+        # Stay or draw on, in one run over the row's cells (a slice of columns is many short
+        # runs, 25 times slower); the last column, with no card left to draw, only stays.
         stay_or_draw = stay
-        np.maximum(stay[:, :-1], row[:, 1:], out=stay_or_draw[:, :-1])
+        cells_in_turn = stay.reshape(-1)
+        np.maximum(cells_in_turn[:-1], row.reshape(-1)[1:], out=cells_in_turn[:-1])
+        stay_or_draw[:, -1] = sets.base_score[low:high] - stock
     return after_draw
