@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from functools import lru_cache
 from typing import Final
 
 from app.engine.actions import DRAW, Action, Refusal, RefusedAction, check_position
 from app.engine.cards import Card
 from app.engine.deal import Deal, GameCode, Rules
 from app.engine.layout import Layout, positions_of
-from app.engine.rules import peak_bonus, playable_by_rank, standard_score, traditional_score
+from app.engine.rules import longest_run, peak_bonus, run_of, score, tableau_by_rank
 from app.engine.variants import Variants
 
 UNDO_LIMIT: Final = 100
@@ -34,12 +33,6 @@ class Status(enum.Enum):
     PLAYING = "playing"
     WON = "won"
     BLOCKED = "blocked"
-
-
-@lru_cache(maxsize=4096)
-def _playable_by_rank(code: GameCode) -> tuple[int, ...]:
-    """The deal's tableau by rank (:func:`app.engine.rules.playable_by_rank`), kept per code."""
-    return playable_by_rank([card.rank for card in code.deal().tableau], code.rules)
 
 
 class Game:
@@ -77,7 +70,7 @@ class Game:
         self._undo_available = 0
         self._waste: Card | None = self._deal.waste
         self._stock_size = self._deal.stock_size
-        self._playable_by_rank = _playable_by_rank(code)
+        self._playable_by_rank = tableau_by_rank(code)
         self._layout = code.layout
         self._full = code.layout.all_mask
         self._exposed = code.layout.exposed
@@ -162,21 +155,12 @@ class Game:
     @property
     def run(self) -> int:
         """Removals in a row at the end of the line: since the last draw (or the deal)."""
-        line, n = self._line, len(self._line)
-        i = n
-        while i and line[i - 1] != DRAW:
-            i -= 1
-        return n - i
+        return run_of(self._line)
 
     @property
     def longest_run(self) -> int:
         """The longest run of removals without a draw in the line (the actions in effect)."""
-        longest = current = 0
-        for a in self._line:
-            current = 0 if a == DRAW else current + 1
-            if current > longest:
-                longest = current
-        return longest
+        return longest_run(self._line)
 
     # -- the clock: the caller passes the time in ------------------------------------------
 
@@ -215,19 +199,9 @@ class Game:
 
     @property
     def score(self) -> int:
-        """The standard score (:mod:`app.engine.rules`); never below 0.
-
-        Undo restores the exact previous score. The line never holds more than 53
-        actions (28 removals and at most 25 draws), so the floor at 0 is never reached and
-        this closed form equals the score counted move by move.
-
-        Under traditional scoring it starts at 0 and may go below. Both are worked out
-        from the line, so undo restores them exactly, run included.
-        """
-        cleared = sum(self.peaks_cleared)
-        if not self._code.variants.traditional:
-            return max(0, standard_score(len(self._line), cleared))
-        return traditional_score((a == DRAW for a in self._line), cleared, self._layout.peak_count)
+        """The score under the game's scoring, from the line (:func:`app.engine.rules.score`)."""
+        cleared, peaks = sum(self.peaks_cleared), self._layout.peak_count
+        return score(self._line, cleared, peaks, traditional=self._code.variants.traditional)
 
     @property
     def peak_bonus(self) -> int:

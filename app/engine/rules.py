@@ -11,6 +11,8 @@ a rule written twice is a rule that can disagree with itself.
 - **Traditional scoring** (the ``T`` variant). Each removal scores its place in its run
   (1, 2, 3, ...), each draw costs 5, each peak emptied pays 15 and the last one 30 (three
   peaks: 15, 15 and then 30); it starts at 0 and may go below.
+- **The run**: the removals in a row since the last draw (or the deal); the game shows it
+  and its longest, and traditional scoring pays by it.
 - **Every layout** (:mod:`app.engine.layout`) scores the same way with its own cards and
   peaks: its best score is 500 - its cards + 100 for each of its peaks.
 """
@@ -18,9 +20,11 @@ a rule written twice is a rule that can disagree with itself.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Final
 
-from app.engine.deal import Rules
+from app.engine.actions import DRAW
+from app.engine.deal import GameCode, Rules
 from app.engine.layout import THREE_PEAKS, Layout
 
 RANKS: Final = range(1, 14)
@@ -84,6 +88,13 @@ def playable_by_rank(ranks: Sequence[int], rules: Rules) -> tuple[int, ...]:
     return tuple(table)
 
 
+@lru_cache(maxsize=4096)
+def tableau_by_rank(code: GameCode) -> tuple[int, ...]:
+    """:func:`playable_by_rank` of a code's deal, kept per code (the game, the review and the
+    analysis ask for it)."""
+    return playable_by_rank([card.rank for card in code.deal().tableau], code.rules)
+
+
 # -- scoring ----------------------------------------------------------------------------------
 
 
@@ -114,6 +125,38 @@ def traditional_peak_bonus(peaks_cleared: int, peaks: int = 3) -> int:
 def peak_bonus(peaks_cleared: int, peaks: int = 3, *, traditional: bool) -> int:
     """What ``peaks_cleared`` of ``peaks`` emptied peaks have paid in all, under either scoring."""
     return traditional_peak_bonus(peaks_cleared, peaks) if traditional else PEAK_BONUS * peaks_cleared
+
+
+def score(line: Sequence[int], peaks_cleared: int, peaks: int, *, traditional: bool) -> int:
+    """The score of a line of actions in effect (positions, and ``DRAW`` for a draw) with
+    ``peaks_cleared`` of the layout's ``peaks`` emptied, under the game's scoring.
+
+    Standard: never below 0, though a line never holds more than 53 actions (one for each
+    card of the deck and the joker), so the floor is never reached and this closed form
+    equals the score counted move by move. Traditional: it starts at 0 and may go below.
+    Both follow from the line alone, so an undo restores the score exactly, run included."""
+    if not traditional:
+        return max(0, standard_score(len(line), peaks_cleared))
+    return traditional_score((a == DRAW for a in line), peaks_cleared, peaks)
+
+
+def run_of(line: Sequence[int]) -> int:
+    """The run at the end of a line of actions (positions, and ``DRAW`` for a draw): the
+    removals in a row since its last draw (or the deal)."""
+    i = len(line)
+    while i and line[i - 1] != DRAW:
+        i -= 1
+    return len(line) - i
+
+
+def longest_run(line: Iterable[int]) -> int:
+    """The longest run of removals without a draw in a line of actions."""
+    longest = current = 0
+    for a in line:
+        current = 0 if a == DRAW else current + 1
+        if current > longest:
+            longest = current
+    return longest
 
 
 def traditional_score(line: Iterable[bool], peaks_cleared: int, peaks: int = 3) -> int:

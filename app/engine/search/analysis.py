@@ -47,7 +47,7 @@ from typing import Final
 from app.engine.actions import Action
 from app.engine.deal import GameCode, rank_of
 from app.engine.game import Game
-from app.engine.rules import BEST_SCORE, best_score, playable_by_rank
+from app.engine.rules import BEST_SCORE, best_score, tableau_by_rank
 from app.engine.search.passes import (
     Int8Array,
     Int16Array,
@@ -340,7 +340,7 @@ def analyse(code: GameCode, *, scores: bool = True) -> DealAnalysis:
         best_after_draw=scoring(deal, code.rules, layout) if scores else None,
         ranks=tuple(card.rank for card in deal.tableau),
         waste_after=(rank_of(deal.waste), *(card.rank for card in deal.stock)),
-        fits=playable_by_rank([card.rank for card in deal.tableau], code.rules),
+        fits=tableau_by_rank(code),
     )
 
 

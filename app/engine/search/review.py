@@ -36,7 +36,7 @@ from app.engine.actions import Action
 from app.engine.deal import GameCode, Rules, rank_of
 from app.engine.game import Game
 from app.engine.line import Line
-from app.engine.rules import playable_by_rank
+from app.engine.rules import tableau_by_rank
 from app.engine.search.analysis import ANALYSES, DealAnalysis
 
 
@@ -124,7 +124,7 @@ def playout_share(code: GameCode, playouts: int = PLAYOUTS) -> float:
     deal = code.deal()
     ranks = [card.rank for card in deal.tableau]
     waste_after = [rank_of(deal.waste), *(card.rank for card in deal.stock)]
-    fits = playable_by_rank([card.rank for card in deal.tableau], code.rules)
+    fits = tableau_by_rank(code)
     full, exposed_mask = code.layout.all_mask, code.layout.exposed
     won = 0
     for _ in range(playouts):  # the game's rules on its masks (a Game per playout costs 5x)
