@@ -104,7 +104,7 @@ def _backup(args: argparse.Namespace) -> int:
     import sqlite3
     from pathlib import Path
 
-    from app.store.sql import database_url
+    from app.store.database.sql import database_url
     from app.web.settings import Settings
 
     url_text = args.database or Settings().database_url

@@ -40,11 +40,11 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import insert, text  # noqa: E402
 
 from app.engine import Game, GameCode  # noqa: E402
-from app.store import daily_sql  # noqa: E402
 from app.store.attempts import FIELDS, AttemptRow, day_end  # noqa: E402
+from app.store.database import daily_sql  # noqa: E402
+from app.store.database.schema import daily, players  # noqa: E402
+from app.store.database.sql import SqlStore  # noqa: E402
 from app.store.ranking import Entry, board_key, plausible  # noqa: E402
-from app.store.schema import daily, players  # noqa: E402
-from app.store.sql import SqlStore  # noqa: E402
 
 DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 DAY = dt.date(2026, 12, 3)

@@ -86,7 +86,7 @@ def database(name: str, postgres_url: str) -> Iterator[tuple[str, str]]:
 def open_store(url: str) -> GameStore:
     if url.startswith("memory:"):
         return MemoryStore()
-    from app.store.sql import SqlStore
+    from app.store.database.sql import SqlStore
 
     return SqlStore(url)
 

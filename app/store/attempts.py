@@ -6,7 +6,7 @@ day's deal. Begun on its day it is the player's *ranked attempt*; begun later it
 runs changes the row (:func:`progressed`): so an attempt still unfinished when the day
 ends is left as it was then. Its end (won or blocked) is final: an undo after a block
 plays on as practice. The order is :mod:`app.store.ranking`; the SQL
-:mod:`app.store.daily_sql`; the memory store keeps the same rows.
+:mod:`app.store.database.daily_sql`; the memory store keeps the same rows.
 """
 
 from __future__ import annotations

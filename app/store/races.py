@@ -9,7 +9,7 @@ order of finish) is read from the racers' games, so a server restart loses nothi
 
 This module holds the values, the pure rules (the status of a race at a moment, the order
 of finish through :mod:`app.store.ranking`) and the interface every store implements
-(:class:`RaceRooms`); :mod:`app.store.race_sql` and :mod:`app.store.race_memory` keep them.
+(:class:`RaceRooms`); :mod:`app.store.database.race_sql` and :mod:`app.store.race_memory` keep them.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The order of a day's attempts (and of any table of finishers): who ranks above whom.
 
-Pure rules, no database: the daily leaderboard (:mod:`app.store.daily_sql`) and a race's
+Pure rules, no database: the daily leaderboard (:mod:`app.store.database.daily_sql`) and a race's
 finish table use the same ones.
 
 1. an attempt that looks played by a person ranks; one whose actions came faster than a

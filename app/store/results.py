@@ -2,7 +2,7 @@
 new outcome improves it (:func:`recorded`, which both backends record with), and a player's
 statistics from their results (pure functions).
 
-The backends (:mod:`app.store.records` for SQL, :mod:`app.store.memory`) store and load
+The backends (:mod:`app.store.database.records` for SQL, :mod:`app.store.memory`) store and load
 the rows; the rules of ``docs/store.md`` ("Results and records: the rules") are here.
 """
 

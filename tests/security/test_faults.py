@@ -32,7 +32,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.store.sql import SqlStore
+from app.store.database.sql import SqlStore
 from app.web.ops.health import PROBE_KEPT_S
 from tests.support.apps import AppFactory, live_server
 from tests.support.faults import MODE_CAPABILITIES, PrivatePostgres, fill, skip, tiny_disk

@@ -24,7 +24,7 @@ from fastapi.testclient import TestClient
 from app.engine import CodeError, GameCode
 from app.engine.state import state_of
 from app.store import GameStore, MemoryStore
-from app.store.sql import SqlStore
+from app.store.database.sql import SqlStore
 from tests.support.apps import AppFactory, app_routes
 from tests.support.pages import CODE, HX, game_id_of
 

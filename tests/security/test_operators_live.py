@@ -24,7 +24,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from app.store.sql import SqlStore
+from app.store.database.sql import SqlStore
 from app.web.main import create_app
 from app.web.settings import Settings
 from tests.support.apps import live_server

@@ -44,7 +44,7 @@ def make_store(database_url: str) -> Iterator[StoreFactory]:
             store = MemoryStore(**options)  # type: ignore[arg-type]
             memory.append(store)
         else:
-            from app.store.sql import SqlStore
+            from app.store.database.sql import SqlStore
 
             store = SqlStore(database_url, **options)  # type: ignore[arg-type]
         opened.append(store)

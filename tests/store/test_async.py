@@ -13,8 +13,8 @@ import pytest
 
 from app.engine import Game, GameCode, RefusedAction
 from app.store.base import GameStore, StoredGame, StoreUnavailable
-from app.store.sql import SqlStore
-from app.store.sqlite import SqliteDatabase
+from app.store.database.sql import SqlStore
+from app.store.database.sqlite import SqliteDatabase
 from tests.support.store import BACKENDS, draw, run
 
 CODE = GameCode.parse("TP1-E-AAAAAAB")

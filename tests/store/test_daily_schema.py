@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import inspect, text
 
 from app.engine import Game, GameCode
-from app.store.schema import SCHEMA_VERSION
+from app.store.database.schema import SCHEMA_VERSION
 from tests.support.store import SQL_BACKENDS
 
 CODE = GameCode.parse("TP1-E-AAAAAAB")
@@ -14,7 +14,7 @@ CODE = GameCode.parse("TP1-E-AAAAAAB")
 
 @pytest.mark.parametrize("database_url", SQL_BACKENDS, indirect=True)
 def test_a_version_3_database_gains_the_daily_table_and_keeps_its_games(database_url: str) -> None:
-    from app.store.sql import SqlStore
+    from app.store.database.sql import SqlStore
 
     store = SqlStore(database_url)
     stored = store.create(Game(CODE), "p1")

@@ -225,8 +225,8 @@ def test_a_version_4_database_gains_the_race_tables(database_url: str) -> None:
         pytest.skip("a schema is SQL's")
     from sqlalchemy import inspect, text
 
-    from app.store.schema import SCHEMA_VERSION
-    from app.store.sql import SqlStore
+    from app.store.database.schema import SCHEMA_VERSION
+    from app.store.database.sql import SqlStore
 
     store = SqlStore(database_url)
     stored = store.create(Game(GameCode.parse("TP1-E-AAAAAAB")), MAKER)
@@ -253,7 +253,7 @@ def test_a_version_5_database_gains_when_racers_left(database_url: str, clock: C
         pytest.skip("a schema is SQL's")
     from sqlalchemy import inspect, text
 
-    from app.store.sql import SqlStore
+    from app.store.database.sql import SqlStore
 
     store = SqlStore(database_url)
     race = store.create_race(GameCode.parse("TP1-E-AAAAAAB"), MAKER)

@@ -33,7 +33,7 @@ def test_a_result_keeps_the_line_of_its_game(store: GameStore, clock: Clock) -> 
 
 @pytest.mark.parametrize("database_url", SQL_BACKENDS, indirect=True)
 def test_a_version_1_database_gets_the_line_column(database_url: str) -> None:
-    from app.store.sql import SqlStore
+    from app.store.database.sql import SqlStore
 
     store = SqlStore(database_url)
     code = GameCode.parse("TP1-E-AAAAAAB")

@@ -10,8 +10,8 @@ from sqlalchemy import text
 
 from app.engine import DRAW, Game, GameCode, Rules, Status
 from app.store.base import GameStore, StoredGame
-from app.store.schema import SCHEMA_VERSION
-from app.store.sql import SqlStore
+from app.store.database.schema import SCHEMA_VERSION
+from app.store.database.sql import SqlStore
 from tests.support.deals import won_deal
 from tests.support.store import SQL_BACKENDS, Clock
 

@@ -1,4 +1,4 @@
-"""How the SQLite store makes its writes and makes them durable (app/store/sqlite.py).
+"""How the SQLite store makes its writes and makes them durable (app/store/database/sqlite.py).
 
 Every write is made under the store's write lock on its one write connection and committed
 without a sync; then the store's sync thread syncs the log before the writer goes on, one
@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 
 from app.engine import Game, GameCode
-from app.store import sqlite
 from app.store.base import StoredGame, StoreUnavailable
-from app.store.sql import SqlStore
-from app.store.sqlite import SqliteDatabase
+from app.store.database import sqlite
+from app.store.database.sql import SqlStore
+from app.store.database.sqlite import SqliteDatabase
 from tests.support.store import draw, draw_or_undo, run
 
 CODE = GameCode.parse("TP1-E-AAAAAAB")

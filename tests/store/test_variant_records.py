@@ -12,9 +12,9 @@ from sqlalchemy.exc import DataError
 from app.engine import Game, GameCode, Rules, Status
 from app.engine.search.analysis import analyse
 from app.store.base import GameStore
+from app.store.database.schema import SCHEMA_VERSION
+from app.store.database.sql import SqlStore
 from app.store.results import kind_letters, stats_by_kind
-from app.store.schema import SCHEMA_VERSION
-from app.store.sql import SqlStore
 from tests.support.deals import won_deal
 from tests.support.store import BACKENDS, SQL_BACKENDS, greedy, line_of
 

@@ -33,9 +33,9 @@ from app.store.attempts import (
     numbered,
     progressed,
 )
+from app.store.database.queries import Db, insert_ignore, run
+from app.store.database.schema import daily, players
 from app.store.orders import DayOrders, Key, key_of
-from app.store.queries import Db, insert_ignore, run
-from app.store.schema import daily, players
 
 _COLUMNS: Final = tuple(daily.c[name] for name in FIELDS)
 _INSERT: Final = insert_ignore(daily, **{name: bindparam("b_" + name) for name in FIELDS})

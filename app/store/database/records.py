@@ -19,8 +19,7 @@ from app.store.base import (
     GameResult,
     PlayerStats,
 )
-from app.store.deals import DealRow, epoch_to_datetime, feats_from_text, feats_text, to_record
-from app.store.queries import (
+from app.store.database.queries import (
     DEAL,
     DEAL_TO_RECORD,
     GAME_TO_RECORD,
@@ -35,8 +34,9 @@ from app.store.queries import (
     Db,
     run,
 )
+from app.store.database.schema import DEAL_FIELDS
+from app.store.deals import DealRow, epoch_to_datetime, feats_from_text, feats_text, to_record
 from app.store.results import kind_letters, recorded, stats_by_kind
-from app.store.schema import DEAL_FIELDS
 
 
 def record(db: Db, game_id: str, game: Game | None, now: float) -> GameResult | None:
@@ -117,7 +117,7 @@ def player_stats(db: Db, player: str) -> list[PlayerStats]:
 
 
 def _result_of(row: Any) -> GameResult:
-    """A result from a row of :data:`app.store.queries.RESULT_COLUMNS`."""
+    """A result from a row of :data:`app.store.database.queries.RESULT_COLUMNS`."""
     found_id, player, code, won, score, cards_left, moves, feats, at, longest_run, seconds, line = row
     return GameResult(
         found_id, player, code, bool(won), score, cards_left, moves, feats_from_text(feats),

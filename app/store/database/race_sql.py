@@ -1,6 +1,6 @@
 """Races in the SQL store (SQLite and PostgreSQL): the statements and the jobs.
 
-Mixed into :class:`app.store.sql.SqlStore`. Every change locks the room's row first
+Mixed into :class:`app.store.database.sql.SqlStore`. Every change locks the room's row first
 (``SELECT … FOR UPDATE``; on SQLite the write lock), then the player's row when a game is
 made (the store's order: room → player → game), so two racers joining the last seat, or a
 join and the start, take turns.
@@ -18,8 +18,9 @@ from sqlalchemy import Update, bindparam, delete, func, insert, select, update
 
 from app.engine import Game, GameCode, Status
 from app.engine.state import game_from_state
-from app.store import queries as q
-from app.store.queries import Db, run
+from app.store.database import queries as q
+from app.store.database.queries import Db, run
+from app.store.database.schema import games, players, racers, races
 from app.store.races import (
     COUNTDOWN_S,
     MAX_OPEN_ROOMS,
@@ -39,7 +40,6 @@ from app.store.races import (
     new_race_id,
     refuse_leaving,
 )
-from app.store.schema import games, players, racers, races
 
 T = TypeVar("T")
 

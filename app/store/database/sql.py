@@ -5,13 +5,13 @@ move, a deal, a name, a cleanup, and the order its rows are locked in (player â†
 deal, so writers never deadlock). It hands every write to its backend's one write path
 and every read to its reads:
 
-* SQLite: :class:`app.store.sqlite.SqliteDatabase` (a write lock, no sync in the commit, a
+* SQLite: :class:`app.store.database.sqlite.SqliteDatabase` (a write lock, no sync in the commit, a
   sync thread that covers the commits made before each sync);
-* PostgreSQL: :class:`app.store.postgres.PostgresDatabase` (a transaction per write, on disk
+* PostgreSQL: :class:`app.store.database.postgres.PostgresDatabase` (a transaction per write, on disk
   when it commits).
 
-The statements are :mod:`app.store.queries`, results and records :mod:`app.store.records`,
-the schema and its migrations :mod:`app.store.schema`; docs/store.md tells the whole story.
+The statements are :mod:`app.store.database.queries`, results and records :mod:`app.store.database.records`,
+the schema and its migrations :mod:`app.store.database.schema`; docs/store.md tells the whole story.
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
 from app.engine import Game, GameCode, Status
-from app.store import daily_sql, records
-from app.store import queries as q
 from app.store.attempts import LEADERBOARD_SIZE, Attempt, AttemptRow, Leaderboard, new_row
 from app.store.base import (
     DEFAULT_MAX_GAMES_PER_PLAYER,
@@ -45,12 +43,14 @@ from app.store.base import (
     new_game_id,
     owns,
 )
+from app.store.database import daily_sql, records
+from app.store.database import queries as q
+from app.store.database.postgres import PostgresDatabase, unavailable
+from app.store.database.queries import Db, run
+from app.store.database.race_sql import SqlRaces
+from app.store.database.schema import is_current, migrate
+from app.store.database.sqlite import BUSY_TIMEOUT_S, SYNCHRONOUS, SqliteDatabase, prepare
 from app.store.orders import DayOrders
-from app.store.postgres import PostgresDatabase, unavailable
-from app.store.queries import Db, run
-from app.store.race_sql import SqlRaces
-from app.store.schema import is_current, migrate
-from app.store.sqlite import BUSY_TIMEOUT_S, SYNCHRONOUS, SqliteDatabase, prepare
 
 T = TypeVar("T")
 

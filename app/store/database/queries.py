@@ -1,8 +1,8 @@
 """The store's SQL: every statement (SQLAlchemy Core), and the one way they are run.
 
 This module owns *what* is asked of the database, for both dialects; it knows nothing of
-transactions, locks or syncs (those are :mod:`app.store.sqlite` and
-:mod:`app.store.postgres`). Every statement is built once, here, at import, with its values
+transactions, locks or syncs (those are :mod:`app.store.database.sqlite` and
+:mod:`app.store.database.postgres`). Every statement is built once, here, at import, with its values
 as ``b_``-prefixed bind parameters; :func:`run` runs one on a connection of either kind:
 
 * a ``sqlite3.Connection`` (the SQLite store talks to the driver directly): the statement
@@ -27,7 +27,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from app.engine import Game, Status
 from app.engine.state import game_from_state, state_of
 from app.store.base import StoredGame
-from app.store.schema import DEAL_FIELDS, deals, games, players, results
+from app.store.database.schema import DEAL_FIELDS, deals, games, players, results
 
 Db = Connection | sqlite3.Connection
 """Where a statement runs: the SQLite driver's connection, or a SQLAlchemy one (PostgreSQL)."""
@@ -150,7 +150,7 @@ FORGET_IDLE_PLAYERS = delete(players).where(
     ~exists().where(results.c.player == players.c.id),
 )
 
-# -- results and deals (used by app.store.records) --------------------------------------------
+# -- results and deals (used by app.store.database.records) --------------------------------------------
 
 GAME_TO_RECORD = (
     select(games.c.seq, games.c.owner, games.c.state)
