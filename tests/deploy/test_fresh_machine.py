@@ -45,9 +45,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 CHECKOUT = "/root/tri peaks"
 
 SAMPLE = " ".join([
-    "tests/engine",                      # the rules, the CLI, numpy through the analysis
-    "tests/i18n",                        # the catalogs compiled, every language's pages
-    "tests/solver/test_solver_api.py",
+    "tests/engine/test_game.py",         # the rules
+    "tests/engine/test_cli.py",          # the tripeaks command
+    "tests/i18n/test_catalogs.py",       # the catalogs compiled
+    "tests/i18n/test_localized_pages.py",  # every language's pages
+    "tests/solver/test_solver_api.py",   # numpy, through the analysis
     "tests/store/test_sql.py",           # SQLite for real, PostgreSQL's tests skipped with their reason
     "tests/web/test_pages.py",
     "tests/security/test_operators_live.py",  # live uvicorn servers, over real HTTP
