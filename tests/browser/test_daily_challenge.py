@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Game, Status
-from app.engine.daily import daily_code
+from app.engine.search.daily import daily_code
 from tests.support.browser import DESKTOP, PHONE, no_sideways_scroll, run_axe, screenshot, settle
 from tests.support.deals import winning_line
 from tests.support.servers import SECRET

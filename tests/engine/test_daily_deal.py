@@ -1,4 +1,4 @@
-"""The day's deal of the daily challenge (app.engine.daily): pinned by test vectors."""
+"""The day's deal of the daily challenge (app.engine.search.daily): pinned by test vectors."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from app.engine import Game, GameCode
-from app.engine.daily import WEEKDAY_BANDS, band, candidate, daily_code, rating
+from app.engine.search.daily import WEEKDAY_BANDS, band, candidate, daily_code, rating
 from app.engine.search.review import Difficulty
 from tests.support.deals import can_win
 

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from app.engine import DRAW, Action, Game
-from app.engine.daily import daily_code
+from app.engine.search.daily import daily_code
 from app.store.base import GameStore
 from tests.support.servers import SECRET
 from tests.support.store import SQL_BACKENDS, Clock, StoreFactory, running_server, two_wins

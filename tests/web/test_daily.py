@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from markupsafe import escape
 
 from app.engine import DRAW, Game, GameCode, Status
-from app.engine.daily import daily_code
+from app.engine.search.daily import daily_code
 from app.store import MemoryStore
 from app.web.main import create_app
 from app.web.settings import Settings

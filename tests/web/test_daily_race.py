@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.engine import DRAW, Game, GameCode
-from app.engine.daily import daily_code
+from app.engine.search.daily import daily_code
 from app.store import MemoryStore
 from app.store.races import RaceStatus
 from app.web.main import create_app

@@ -22,7 +22,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, Field
 
-from app.engine.daily import band
+from app.engine.search.daily import band
 from app.i18n import current_locale
 from app.i18n.messages import N_
 from app.store import GameStore, StoredGame

@@ -13,7 +13,7 @@ from typing import Any
 
 from fastapi import Request
 
-from app.engine.daily import band
+from app.engine.search.daily import band
 from app.i18n import current_locale
 from app.store import GameStore
 from app.store.attempts import Attempt

@@ -1,6 +1,6 @@
 """The daily challenge as the pages see it: which day a deal is, what may be shown, the words.
 
-A day's deal is :func:`app.engine.daily.daily_code` of its UTC date, keyed with the
+A day's deal is :func:`app.engine.search.daily.daily_code` of its UTC date, keyed with the
 installation's secret key (:meth:`Settings.signing_key`). Finding it runs the solver (a
 few tenths of a second, once per day and process), so only page routes (in threads) ask
 for a day's code (:func:`code_of`); a move's blocks only look up the days already found
@@ -27,7 +27,7 @@ from babel.units import format_unit
 from fastapi import Request
 
 from app.engine import Game, GameCode, Status
-from app.engine.daily import band, daily_code
+from app.engine.search.daily import band, daily_code
 from app.i18n import current_locale
 from app.store import GameStore
 from app.store.attempts import Attempt
