@@ -53,7 +53,8 @@ def play_fast(page: Page, line: tuple[int, ...]) -> list[tuple[int, str]]:
         selector = "#stock" if action == DRAW else f"#card-{action}"
         click_centre(page, selector)
         try:
-            page.locator("#moves").filter(has_text=str(number)).wait_for(timeout=3_000)
+            # A lost click never lands; a landed one may take seconds on a loaded machine.
+            page.locator("#moves").filter(has_text=str(number)).wait_for(timeout=15_000)
         except Exception:  # the click was lost: note it, and play the move so the game goes on
             lost.append((number, selector))
             page.locator(selector).click()

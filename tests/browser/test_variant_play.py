@@ -12,7 +12,11 @@ from app.engine import DRAW, Action, Game, GameCode, Status
 from app.engine.search.analysis import analyse
 from tests.support.browser import VIEWS, not_fitting, play_by_keys, screenshot, sideways
 
-WINDOW = ["#new-game", "#deal", "#cancel-new-game", "#code-input", "#variants-choice", "input[name=variants]"]
+WINDOW = ["#new-game", "#deal", "#cancel-new-game"]
+"""In view whatever the window's content does (its Deal and Cancel stay at its foot)."""
+
+IN_WINDOW = ["#code-input", "#variants-choice", "input[name=variants]"]
+"""Reachable in the window: scrolled to there if need be (a short screen), and then not under Deal and Cancel."""
 
 
 def line_to_the_end(code: GameCode) -> list[int]:
@@ -152,6 +156,10 @@ def test_the_new_game_window_deals_and_remembers_variants(new_page) -> None:  # 
     for view in ("1280x800", "390x844", "844x390", "1280x800-zoom200"):
         page.set_viewport_size(VIEWS[view])
         problems += [(view, *p) for p in not_fitting(page, WINDOW)] + [(view, *p) for p in sideways(page)]
+        for selector in IN_WINDOW:
+            for found in page.locator(selector).all():  # each one has an id: checked alone
+                found.scroll_into_view_if_needed()
+                problems += [(view, *p) for p in not_fitting(page, [f"#{found.get_attribute('id')}"])]
         screenshot(page, f"variant-window-{view}")
     assert problems == []
     page.set_viewport_size(VIEWS["1280x800"])
