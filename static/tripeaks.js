@@ -345,7 +345,7 @@
   else rove();
 })();
 
-// ux-more: the game clock counts on between swaps. The server renders the true time on every
+// The game clock: it counts on between swaps. The server renders the true time on every
 // page and swap (data-running: the seconds on the clock then); this only adds the seconds since.
 (function () {
   "use strict";
