@@ -7,8 +7,8 @@ from playwright.sync_api import Page, expect
 
 from tests.support.browser import (
     BROWSER_LOCALES,
-    DESKTOP,
     PHONE,
+    VIEWS,
     low_contrast,
     reach,
     run_axe,
@@ -17,7 +17,7 @@ from tests.support.browser import (
     settle,
 )
 
-SIZES = {"1280x800": DESKTOP, "390x844": PHONE, "844x390": {"width": 844, "height": 390}}
+SIZES = {view: VIEWS[view] for view in ("1280x800", "390x844", "844x390")}
 CONTRAST_OF = """([a, b]) => {
   const rgb = s => s.match(/[\\d.]+/g).slice(0, 3).map(Number);
   const lin = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
