@@ -130,7 +130,7 @@ def test_the_new_game_window_offers_each_layout_with_its_shape_and_remembers_it(
     window = client.get("/new").text
     for layout in LAYOUTS.values():
         choice = re.search(
-            rf'<input type="radio" name="layout" value="{layout.word}" id="layout-{layout.word}"( checked)?>\s*'
+            rf'<input type="radio" class="visually-hidden" name="layout" value="{layout.word}" id="layout-{layout.word}"( checked)?>\s*'
             r'<svg class="layout-shape"[^>]*>(.*?)</svg>',
             window,
             re.S,
