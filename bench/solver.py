@@ -48,13 +48,15 @@ def _progress(done: int, count: int) -> None:
         print(f"\r  {done}/{count}", end="" if done < count else "\n", file=sys.stderr, flush=True)
 
 
-def write_csv(path: Path, rows: list[tuple[Rules, DealResult]]) -> None:
+def write_csv(path: Path, rows: list[tuple[Rules, DealResult]],
+              layouts: list[str] | None = None) -> None:
+    """Every deal's result; with ``layouts`` (``--layout all``), a first column names each row's layout."""
     with path.open("w", newline="") as out:
         writer = csv.writer(out)
-        writer.writerow(FIELDS)
-        for rules, r in rows:
+        writer.writerow(FIELDS if layouts is None else ("layout", *FIELDS))
+        for i, (rules, r) in enumerate(rows):
             writer.writerow(
-                [
+                ([] if layouts is None else [layouts[i]]) + [
                     rules.word,
                     r.number,
                     int(r.winnable),
@@ -142,8 +144,10 @@ def plot_scores(results: dict[Rules, list[DealResult]], path: Path) -> None:
 
 
 def compare_layouts(rules: Rules, start: int, count: int, *, best: bool, variants: Variants,
-                    wall: bool) -> dict[Layout, Summary]:
-    """Each deal on every layout in turn (one process: the layouts share the machine's load)."""
+                    wall: bool, csv_rows: list[tuple[str, Rules, DealResult]] | None = None
+                    ) -> dict[Layout, Summary]:
+    """Each deal on every layout in turn (one process: the layouts share the machine's load).
+    ``csv_rows`` collects every deal's result with its layout's word, when given."""
     for layout in LAYOUTS.values():
         warm_up(layout)
     results: dict[Layout, list[DealResult]] = {layout: [] for layout in LAYOUTS.values()}
@@ -151,6 +155,8 @@ def compare_layouts(rules: Rules, start: int, count: int, *, best: bool, variant
         for layout, rows in results.items():
             rows.append(solve_deal(rules, number, best, variants, layout))
         _progress(done, count)
+    if csv_rows is not None:
+        csv_rows.extend((layout.word, rules, r) for layout, rows in results.items() for r in rows)
     return {layout: summarize(rows, wall=wall) for layout, rows in results.items()}
 
 
@@ -185,15 +191,18 @@ def main(argv: list[str] | None = None) -> int:
                         "or all: every layout, compared")
     args = parser.parse_args(argv)
     if args.layout == "all":
+        csv_rows: list[tuple[str, Rules, DealResult]] = []
         for word in args.rules:
             rules = Rules.from_word(word)
             print(f"{word}:", file=sys.stderr)
             summaries = compare_layouts(rules, args.start, args.deals, best=args.best,
-                                        variants=args.variants, wall=args.wall)
+                                        variants=args.variants, wall=args.wall, csv_rows=csv_rows)
             for layout, summary in summaries.items():
                 print(format_summary(rules, args.start, summary, variants=args.variants, layout=layout))
             print(format_ratios(summaries))
             print()
+        if args.csv:
+            write_csv(args.csv, [(rules, r) for _, rules, r in csv_rows], [word for word, _, _ in csv_rows])
         return 0
     layout: Layout = layout_named(args.layout)
 

@@ -19,7 +19,10 @@ ends hold the K-A wrap) and added to every waste rank. The stock holds 23, 24 or
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
@@ -246,11 +249,11 @@ class _Removals:
     lookup: IntArray
     wild: Int16Array | None
 
-    def take_into(self, value: Int16Array, scratch: Int16Array, sets: IntArray, waste: IntArray,
+    def take_into(self, value: Int16Array, scratch: Int16Array, base: IntArray, waste: IntArray,
                   below: IntArray, above: IntArray, jokers: bool) -> None:
         """For each (set, waste rank) pair, raise ``value`` (a row each) to the best removal
-        that waste takes, by number drawn (``scratch``: room of the same shape)."""
-        base = sets * 16
+        that waste takes, by number drawn (``scratch``: room of the same shape; ``base``:
+        each set's index times 16)."""
         lookup, groups = self.lookup, self.groups
         keys = [base + np.take(below, waste), base + np.take(above, waste)]
         if jokers:  # the joker fits every waste
@@ -261,7 +264,7 @@ class _Removals:
         if self.wild is not None:  # a wild waste takes every removal (the joker's among them)
             wild = np.flatnonzero(waste == 0)
             if wild.size:
-                value[wild] = np.maximum(value[wild], np.take(self.wild, np.take(sets, wild), axis=0))
+                value[wild] = np.maximum(value[wild], np.take(self.wild, np.take(base, wild) >> 4, axis=0))
 
     def after_draws(self, count: int, waste_after: IntArray, below: IntArray, above: IntArray,
                     jokers: bool) -> Int16Array:
@@ -288,6 +291,35 @@ class _Removals:
         return best
 
 
+@dataclass(frozen=True)
+class _RowShapes:
+    """What the best-score pass asks of each row of a layout's sets, worked out once per
+    process and layout: ``rows[k]``, the row's removals' sets (from 0 in the row), the sets
+    they lead to (from 0 in the row after) and both times 16, and the positions removed."""
+
+    rows: tuple[tuple[IntArray, IntArray, IntArray, IntArray, IntArray], ...]
+    widest: int
+    """The most removals from one row."""
+    most_sets: int
+    """The most sets in one row."""
+    numbers: IntArray
+    """0, 1, 2, ... (``widest`` of them)."""
+
+
+@functools.cache
+def _row_shapes(layout: Layout) -> _RowShapes:
+    sets = _sets(layout)
+    rows = []
+    for k in range(layout.count):
+        low, high = sets.bounds[k], sets.bounds[k + 1]
+        edges = slice(sets.edge_bounds[k], sets.edge_bounds[k + 1])
+        edge_from, after = sets.edge_from[edges] - low, sets.edge_to[edges] - high
+        rows.append((edge_from, after, after * 16, edge_from * 16, sets.edge_position[edges].copy()))
+    widest = max(len(row[0]) for row in rows)
+    most_sets = max(b - a for a, b in zip(sets.bounds, sets.bounds[1:], strict=False))
+    return _RowShapes(tuple(rows), widest, most_sets, np.arange(widest, dtype=np.intp))
+
+
 def best_after_draws(deal: Deal, rules: Rules, layout: Layout = THREE_PEAKS) -> Int16Array:
     """For each set of removed cards (row) and number drawn (column), the best score
     reachable from the position right after that draw (``drawn = 0``: the deal's waste).
@@ -303,7 +335,36 @@ def best_after_draws(deal: Deal, rules: Rules, layout: Layout = THREE_PEAKS) -> 
     by set and rank costs per set and grows with the layout's sets faster than the
     removals do (``docs/performance.md``, the layouts' analysis).
     """
+    shape = _row_shapes(layout)
+    columns = deal.stock_size + 1
+    with _room(shape, columns) as (room, lookups):
+        return _best_after_draws(deal, rules, layout, room, lookups)
+
+
+@contextlib.contextmanager
+def _room(shape: _RowShapes, columns: int) -> Iterator[tuple[Int16Array, IntArray]]:
+    """The best-score pass's room: the one kept from an earlier deal if it is large enough
+    (one is kept, the largest made: 8.8 MB in the valley), else a new one."""
+    global _kept
+    groups, lookups = 3 * (shape.widest + 1) * columns, 2 * shape.most_sets * 16
+    with _KEPT_LOCK:
+        kept, _kept = _kept, None
+    if kept is None or kept[0].size < groups or kept[1].size < lookups:
+        kept = np.empty(groups, dtype=np.int16), np.empty(lookups, dtype=np.intp)
+    yield kept[0][:groups].reshape(3, shape.widest + 1, columns), kept[1][:lookups].reshape(2, -1)
+    with _KEPT_LOCK:
+        if _kept is None or _kept[0].size < kept[0].size:
+            _kept = kept
+
+
+_kept: tuple[Int16Array, IntArray] | None = None
+_KEPT_LOCK = threading.Lock()
+
+
+def _best_after_draws(deal: Deal, rules: Rules, layout: Layout, room: Int16Array,
+                      lookups: IntArray) -> Int16Array:
     sets = _sets(layout)
+    shape = _row_shapes(layout)
     ranks, waste_after = _cards(deal)
     stock = deal.stock_size
     jokers = bool((ranks == 0).any())
@@ -313,11 +374,6 @@ def best_after_draws(deal: Deal, rules: Rules, layout: Layout = THREE_PEAKS) -> 
     below, above = _neighbour_slots(rules)
     after_draw = np.empty((len(sets.masks), columns), dtype=np.int16)
     after_draw[-1] = best_score(layout) - drawn
-    # Room for two rows' groups (the row after's and this row's, in turn) and one scratch
-    # table, made once: fresh tables every row were mostly page faults (the kernel clearing
-    # the pages numpy's temporaries had given back).
-    widest = max(b - a for a, b in zip(sets.edge_bounds, sets.edge_bounds[1:], strict=False))
-    room = np.empty((3, widest + 1, columns), dtype=np.int16)
     # The tables of the row after (at first, the full set: nothing left to remove).
     stay_or_draw = after_draw[-1:]
     first = room[layout.count % 2, :1]  # the row after the first row judged, k = count - 1
@@ -328,29 +384,28 @@ def best_after_draws(deal: Deal, rules: Rules, layout: Layout = THREE_PEAKS) -> 
     for k in range(layout.count - 1, -1, -1):
         low, high = sets.bounds[k], sets.bounds[k + 1]
         count = high - low
-        edges = slice(sets.edge_bounds[k], sets.edge_bounds[k + 1])
-        rank = ranks[sets.edge_position[edges]]
-        after = sets.edge_to[edges] - high
-        edge_from = sets.edge_from[edges] - low
+        edge_from, after, after16, from16, position = shape.rows[k]
+        rank = np.take(ranks, position)
         removal_count = len(rank)
         # The best after each removal from this row (the waste is then the card removed:
         # the joker's is wild), written straight into this row's groups.
         groups = room[k % 2, :removal_count + 1]
         value = groups[:-1]
         np.take(stay_or_draw, after, axis=0, out=value, mode="clip")
-        removals.take_into(value, room[2, :removal_count], after, rank, below, above, jokers)
+        removals.take_into(value, room[2, :removal_count], after16, rank, below, above, jokers)
         groups[-1] = -1
         wild = None
         if wild_waste:  # a set's removals are consecutive (edges are ordered by set)
             starts = np.flatnonzero(np.r_[True, edge_from[1:] != edge_from[:-1]])
             wild = np.maximum.reduceat(value, starts, axis=0)
         # Grouped by set and rank removed: each group's last removal holds the group's best.
-        slot = np.where(rank == 0, 15, rank) if jokers else rank
-        key = edge_from * 16 + slot
-        lookup = np.full(count * 16, removal_count, dtype=np.intp)
-        lookup[key] = np.arange(removal_count)
-        holder = lookup[key]
-        others = np.flatnonzero(holder != np.arange(removal_count))  # a rank shown twice in a set
+        key = from16 + (np.where(rank == 0, 15, rank) if jokers else rank)
+        lookup = lookups[k % 2, :count * 16]
+        lookup.fill(removal_count)
+        numbered = shape.numbers[:removal_count]
+        lookup[key] = numbered
+        holder = np.take(lookup, key)
+        others = np.flatnonzero(holder != numbered)  # a rank shown twice in a set
         if others.size:  # the others' rows are never a group's last: they stay as they were
             cells = (holder[others, None] * columns + column_of).reshape(-1)
             np.maximum.at(groups.reshape(-1), cells, value[others].reshape(-1))
