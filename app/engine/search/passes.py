@@ -40,6 +40,7 @@ NONE: Final = -1
 
 Int8Array = npt.NDArray[np.int8]
 Int16Array = npt.NDArray[np.int16]
+Int32Array = npt.NDArray[np.int32]
 KeyArray = npt.NDArray[np.unsignedinteger[Any]]
 IntArray = npt.NDArray[np.intp]
 
@@ -246,7 +247,7 @@ class _Removals:
     every card), when a waste can be wild."""
 
     groups: Int16Array
-    lookup: IntArray
+    lookup: Int32Array
     wild: Int16Array | None
 
     def take_into(self, value: Int16Array, scratch: Int16Array, base: IntArray, waste: IntArray,
@@ -342,7 +343,7 @@ def best_after_draws(deal: Deal, rules: Rules, layout: Layout = THREE_PEAKS) -> 
 
 
 @contextlib.contextmanager
-def _room(shape: _RowShapes, columns: int) -> Iterator[tuple[Int16Array, IntArray]]:
+def _room(shape: _RowShapes, columns: int) -> Iterator[tuple[Int16Array, Int32Array]]:
     """The best-score pass's room: the one kept from an earlier deal if it is large enough
     (one is kept, the largest made: 8.8 MB in the valley), else a new one."""
     global _kept
@@ -350,19 +351,19 @@ def _room(shape: _RowShapes, columns: int) -> Iterator[tuple[Int16Array, IntArra
     with _KEPT_LOCK:
         kept, _kept = _kept, None
     if kept is None or kept[0].size < groups or kept[1].size < lookups:
-        kept = np.empty(groups, dtype=np.int16), np.empty(lookups, dtype=np.intp)
+        kept = np.empty(groups, dtype=np.int16), np.empty(lookups, dtype=np.int32)
     yield kept[0][:groups].reshape(3, shape.widest + 1, columns), kept[1][:lookups].reshape(2, -1)
     with _KEPT_LOCK:
         if _kept is None or _kept[0].size < kept[0].size:
             _kept = kept
 
 
-_kept: tuple[Int16Array, IntArray] | None = None
+_kept: tuple[Int16Array, Int32Array] | None = None
 _KEPT_LOCK = threading.Lock()
 
 
 def _best_after_draws(deal: Deal, rules: Rules, layout: Layout, room: Int16Array,
-                      lookups: IntArray) -> Int16Array:
+                      lookups: Int32Array) -> Int16Array:
     sets = _sets(layout)
     shape = _row_shapes(layout)
     ranks, waste_after = _cards(deal)
@@ -378,7 +379,7 @@ def _best_after_draws(deal: Deal, rules: Rules, layout: Layout, room: Int16Array
     stay_or_draw = after_draw[-1:]
     first = room[layout.count % 2, :1]  # the row after the first row judged, k = count - 1
     first[:] = -1
-    removals = _Removals(first, np.zeros(16, dtype=np.intp),
+    removals = _Removals(first, np.zeros(16, dtype=np.int32),
                          np.full((1, columns), -1, dtype=np.int16) if wild_waste else None)
     column_of = np.arange(columns)
     for k in range(layout.count - 1, -1, -1):
