@@ -178,6 +178,23 @@ def _joker_best(values: _Values, edge_from: IntArray, rows: int, empty: int) -> 
     return best
 
 
+_Rows = tuple[tuple[IntArray, IntArray, IntArray, IntArray, IntArray], ...]
+
+
+@functools.cache
+def _win_rows(layout: Layout) -> _Rows:
+    """Each row's removals for the win pass, worked out once per process and layout: the
+    sets they are from (from 0 in the row), the sets they lead to, both times 15 (the
+    rows of the flattened tables), and the positions removed."""
+    sets = _sets(layout)
+    rows = []
+    for k in range(layout.count):
+        edges = slice(sets.edge_bounds[k], sets.edge_bounds[k + 1])
+        edge_from, edge_to = sets.edge_from[edges] - sets.bounds[k], sets.edge_to[edges]
+        rows.append((edge_from, edge_to, edge_from * 15, edge_to * 15, sets.edge_position[edges]))
+    return tuple(rows)
+
+
 def win_limits(deal: Deal, rules: Rules, layout: Layout = THREE_PEAKS) -> Int8Array:
     """For each set of removed cards (row ``i``) and waste rank (column 1-13): the most cards
     drawn from which the position can still be won (``-1``: from none).
@@ -199,18 +216,16 @@ def win_limits(deal: Deal, rules: Rules, layout: Layout = THREE_PEAKS) -> Int8Ar
     limit[-1, 0:14] = stock  # all removed: won, from any number drawn
     for k in range(layout.count - 1, -1, -1):
         low, high = sets.bounds[k], sets.bounds[k + 1]
-        edges = slice(sets.edge_bounds[k], sets.edge_bounds[k + 1])
-        edge_from, edge_to = sets.edge_from[edges] - low, sets.edge_to[edges]
-        removed_rank = np.take(ranks, sets.edge_position[edges])
+        edge_from, edge_to, from15, to15, position = _win_rows(layout)[k]
+        removed_rank = np.take(ranks, position)
         if jokers:
             joker = removed_rank == 0
             joker_best = _joker_best(limit[edge_to[joker], 0], edge_from[joker], high - low, NONE)
-            edge_from, edge_to, removed_rank = edge_from[~joker], edge_to[~joker], removed_rank[~joker]
+            from15, to15, removed_rank = from15[~joker], to15[~joker], removed_rank[~joker]
         # by_rank[i, q]: the best limit after removing from set i a card of rank q (the
         # tables are flattened, row * 15 + rank: numpy's maximum.at is quick in one dimension).
         by_rank = np.full((high - low, 15), NONE, dtype=np.int8)
-        np.maximum.at(by_rank.reshape(-1), edge_from * 15 + removed_rank,
-                      np.take(limit, edge_to * 15 + removed_rank))
+        np.maximum.at(by_rank.reshape(-1), from15 + removed_rank, np.take(limit, to15 + removed_rank))
         wild = by_rank[:, 1:14].max(axis=1) if wild_waste else None  # takes every card
         _wrap(by_rank, rules)
         removal = np.maximum(by_rank[:, 0:13], by_rank[:, 2:15])  # by waste rank 1-13
