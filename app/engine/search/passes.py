@@ -396,7 +396,7 @@ def _best_after_draws(deal: Deal, rules: Rules, layout: Layout, room: Int16Array
     first[:] = -1
     removals = _Removals(first, np.zeros(16, dtype=np.int32),
                          np.full((1, columns), -1, dtype=np.int16) if wild_waste else None)
-    column_of = np.arange(columns)
+    pick = np.empty(shape.widest, dtype=np.intp)  # an other of each group (below)
     for k in range(layout.count - 1, -1, -1):
         low, high = sets.bounds[k], sets.bounds[k + 1]
         count = high - low
@@ -422,9 +422,15 @@ def _best_after_draws(deal: Deal, rules: Rules, layout: Layout, room: Int16Array
         lookup[key] = numbered
         holder = np.take(lookup, key)
         others = np.flatnonzero(holder != numbered)  # a rank shown twice in a set
-        if others.size:  # the others' rows are never a group's last: they stay as they were
-            cells = (holder[others, None] * columns + column_of).reshape(-1)
-            np.maximum.at(groups.reshape(-1), cells, value[others].reshape(-1))
+        while others.size:  # the others' rows are never a group's last: they stay as they were
+            # Folded in by whole rows, one other per group at a time (the last one left of
+            # each: written last); a group seldom has more than two.
+            into = np.take(holder, others)
+            pick[into] = others
+            once = np.take(pick, into) == others
+            into, rows = into[once], others[once]
+            groups[into] = np.maximum(np.take(groups, into, axis=0), np.take(value, rows, axis=0))
+            others = others[~once]
         removals = _Removals(groups, lookup, wild)
         # This row: right after d draws, stay, remove, or draw on.
         stay = sets.base_score[low:high, None] - drawn
