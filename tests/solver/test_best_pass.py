@@ -9,7 +9,7 @@ import pytest
 
 from app.engine import GameCode, Rules, Variants
 from app.engine.layout import LAYOUTS
-from app.engine.search.passes import best_after_draws
+from app.engine.search.best_pass import best_after_draws
 from tests.support.best_pass_before import best_after_draws as best_after_draws_before
 
 

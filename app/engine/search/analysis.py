@@ -21,9 +21,10 @@ make the tables small:
   one per set and number drawn); any other position's is found from its removals (a short
   search over the runs of removals, which end in a draw or a block) and those values.
 
-The two passes are in :mod:`app.engine.search.passes`: each works on all of one row of sets at
-once (the sets with the same number of cards removed) with numpy, a few array operations
-per row, 28 rows. This module holds what a deal's analysis answers, and the cache.
+The two passes (:mod:`app.engine.search.passes`, :mod:`app.engine.search.best_pass`) each
+work on all of one row of sets at once (the sets with the same number of cards removed)
+with numpy, a few array operations per row, 28 rows. This module holds what a deal's
+analysis answers, and the cache.
 
 Memory: ``win_limit`` is 22,932 x 14 bytes, ``best_after_draw`` 22,932 x 24 x 2 bytes:
 about 1.4 MiB a deal in all (:attr:`DealAnalysis.nbytes`).
@@ -48,12 +49,12 @@ from app.engine.actions import Action
 from app.engine.deal import GameCode, rank_of
 from app.engine.game import Game
 from app.engine.rules import BEST_SCORE, best_score, tableau_by_rank
+from app.engine.search.best_pass import best_after_draws
 from app.engine.search.passes import (
     Int8Array,
     Int16Array,
     _Sets,
     _sets,
-    best_after_draws,
     score_of,
     win_limits,
 )

@@ -13,7 +13,7 @@ drawn, so, as in the standard pass, one table is kept: the best gain right after
 draw, per set and number drawn (:func:`run_best_after_draws`). Any other position's is
 found by a short search over its run of removals, carrying the run (:func:`best_gain`).
 
-The pass (backward over the rows of sets, as :func:`app.engine.search.passes.best_after_draws`)
+The pass (backward over the rows of sets, as :func:`app.engine.search.best_pass.best_after_draws`)
 keeps, for the row just judged, ``M[set, waste, k - 1, drawn]``: the best over runs of
 exactly ``k`` more removals of what the run's end is worth (its peak bonus, then the best
 of stopping or drawing on). From the start of a run the gain is ``1 + 2 + ... + k`` plus
