@@ -7,7 +7,8 @@ racer play random legal moves through the JSON API, one every 0.5 to 1.5 s, for
 ``--seconds``. Every racer's page stream (``/races/{id}/events``) is read all along. Prints:
 
 * **delivery**: for each move, the time from its answer until every rival's stream has shown
-  it (a later state of that racer counts too): p50, p99, max;
+  it (a later state of that racer counts too, and so does the finish table): p50, p99, max;
+* a move's own answer (the time from asking to the answer), p50 and p99;
 * the server's CPU time (from /proc) per delivered update (one move reaching one rival's
   stream) and per move, over the measured seconds.
 
@@ -49,6 +50,7 @@ class Move:
     seq: int
     shown: tuple[int, int, int]
     answered: float | None = None
+    asked: float = 0.0
     reached: dict[int, float] = field(default_factory=dict)
     """Rival stream index → when it showed this move (or a later one)."""
 
@@ -64,6 +66,7 @@ class Racer:
     moves: list[Move] = field(default_factory=list)
     seen: dict[str, int] = field(default_factory=dict)
     """What this racer's stream last showed of each rival: the rival's move number."""
+    reconnects: int = 0
 
 
 def cpu_seconds(pid: int) -> float:
@@ -83,30 +86,49 @@ def shown(game: Game) -> tuple[int, int, int]:
 
 
 async def read_stream(racer: Racer, race_id: str, rivals: dict[str, Racer], stop: asyncio.Event) -> None:
+    """Read the racer's stream as a browser's EventSource does: reconnect when it ends or the
+    connection drops (a pooled connection the server closed while idle, say), and count it."""
     url = f"/races/{race_id}/events?view=board-1"
-    async with racer.client.stream("GET", url, timeout=httpx.Timeout(10, read=None)) as answer:
-        assert answer.status_code == 200, answer.status_code
-        data: list[str] = []
-        async for line in answer.aiter_lines():
-            if line.startswith("data:"):
-                data.append(line[5:].lstrip(" "))
+    while not stop.is_set():
+        try:
+            async with racer.client.stream("GET", url, timeout=httpx.Timeout(10, read=None)) as answer:
+                assert answer.status_code == 200, answer.status_code
+                await read_events(racer, answer, rivals)
+        except (httpx.TransportError, httpx.RemoteProtocolError):
+            pass
+        racer.reconnects += 1
+        await asyncio.sleep(0.1)
+
+
+async def read_events(racer: Racer, answer: httpx.Response, rivals: dict[str, Racer]) -> None:
+    data: list[str] = []
+    async for line in answer.aiter_lines():
+        if line.startswith("data:"):
+            data.append(line[5:].lstrip(" "))
+            continue
+        if line or not data:
+            continue
+        arrived = time.monotonic()
+        html = "\n".join(data)
+        if 'id="race-finish"' in html:  # the finish table: every racer's last state is in
+            for rival in rivals.values():
+                if rival is not racer:
+                    for earlier in rival.moves[racer.seen.get(rival.name, 0) :]:
+                        earlier.reached.setdefault(racer.index, arrived)
+                    racer.seen[rival.name] = len(rival.moves)
+        for row in ROW.finditer(html):
+            rival = rivals.get(row["name"].strip())
+            if rival is None or rival is racer:
                 continue
-            if line or not data:
-                continue
-            arrived = time.monotonic()
-            for row in ROW.finditer("\n".join(data)):
-                rival = rivals.get(row["name"].strip())
-                if rival is None or rival is racer:
-                    continue
-                state = (int(row["cards"]), int(row["score"]), int(row["stock"]))
-                for move in reversed(rival.moves):
-                    if move.shown == state:
-                        last = racer.seen.get(rival.name, 0)
-                        for earlier in rival.moves[last : move.seq]:
-                            earlier.reached.setdefault(racer.index, arrived)
-                        racer.seen[rival.name] = max(last, move.seq)
-                        break
-            data = []
+            state = (int(row["cards"]), int(row["score"]), int(row["stock"]))
+            for move in reversed(rival.moves):
+                if move.shown == state:
+                    last = racer.seen.get(rival.name, 0)
+                    for earlier in rival.moves[last : move.seq]:
+                        earlier.reached.setdefault(racer.index, arrived)
+                    racer.seen[rival.name] = max(last, move.seq)
+                    break
+        data = []
 
 
 async def play(racer: Racer, rng: random.Random, stop: asyncio.Event) -> None:
@@ -117,6 +139,7 @@ async def play(racer: Racer, rng: random.Random, stop: asyncio.Event) -> None:
         racer.game.replay([action])
         move = Move(racer.name, len(racer.moves) + 1, shown(racer.game))
         racer.moves.append(move)
+        move.asked = time.monotonic()
         if action < 0:
             answer = await racer.client.post(f"/api/games/{racer.game_id}/draw")
         else:
@@ -184,7 +207,7 @@ async def race(args: argparse.Namespace, rng: random.Random, servers: list[LiveS
     measured = time.monotonic() - started
     cpu = sum(cpu_seconds(pid) for pid in pids) - cpu_before
     client_cpu = time.process_time() - client_before
-    await asyncio.sleep(2)  # the last moves' deliveries
+    await asyncio.sleep(5)  # the last moves' deliveries
     for task in readers:
         task.cancel()
     await asyncio.gather(*readers, return_exceptions=True)
@@ -207,13 +230,18 @@ async def race(args: argparse.Namespace, rng: random.Random, servers: list[LiveS
             else:
                 missing += 1
     delays.sort()
+    answers = sorted(m.answered - m.asked for r in racers for m in r.moves if m.answered is not None)
 
     def pct(p: float) -> float:
         return delays[min(len(delays) - 1, int(p * len(delays)))] * 1000 if delays else float("nan")
 
     print(f"servers {len(servers)}  rooms {args.rooms} x {args.per_room} racers  measured {measured:.1f} s")
     print(f"moves {moves} ({moves / measured:.0f}/s)  delivered updates {deliveries}  moves not seen by every rival {missing}")
+    print(f"streams reconnected {sum(r.reconnects for r in racers)} times")
     print(f"move answered -> every rival's stream: p50 {pct(0.5):.1f} ms  p99 {pct(0.99):.1f} ms  max {pct(1.0):.1f} ms")
+    if answers:
+        p99 = answers[min(len(answers) - 1, int(0.99 * len(answers)))]
+        print(f"move's own answer: p50 {answers[len(answers) // 2] * 1000:.1f} ms  p99 {p99 * 1000:.1f} ms")
     print(
         f"server CPU {cpu:.2f} s ({cpu / measured * 100:.0f}% of a core): {cpu / max(deliveries, 1) * 1e6:.0f} µs"
         f" per delivered update, {cpu / max(moves, 1) * 1e3:.2f} ms per move"

@@ -20,6 +20,7 @@ from anyio import to_thread
 from fastapi import FastAPI
 
 from app.store.base import GameStore
+from app.store.database.race_async import PostgresRaceReader, conninfo_of
 from app.store.factory import open_store
 from app.store.races import ROOM_IDLE_S
 from app.web import solving
@@ -59,7 +60,10 @@ def lifespan_of(
             settings.database_url, settings.race_signals_url, settings.workers
         )
         await app.state.race_signals.start()
-        app.state.race_reads = RaceReads(app.state.race_signals)
+        conninfo = conninfo_of(settings.database_url) if store is None else None
+        app.state.race_reads = RaceReads(
+            app.state.race_signals, PostgresRaceReader(conninfo) if conninfo else None
+        )
         app.state.race_streams = StreamSlots(
             settings.race_streams_per_player, settings.race_streams_per_server, app.state.race_signals
         )
@@ -79,6 +83,8 @@ def lifespan_of(
             with suppress(asyncio.CancelledError):
                 await rooms
             await app.state.race_signals.close()
+            if app.state.race_reads.reader is not None:
+                await app.state.race_reads.reader.close()
             if store is None:
                 app.state.store.close()
             # The analyses' worker process stops with the app (what it has queued is dropped).

@@ -2,15 +2,17 @@
 every server with a racer's stream open; each server then renders for its own streams.
 
 * SQLite or memory: one server, so the signal stays in this process (:class:`LocalSignals`).
-* PostgreSQL: ``NOTIFY tripeaks_races, '<server>:<race id>'``; every server ``LISTEN``s on one
+* PostgreSQL: ``NOTIFY tripeaks_races, '<server>:<race ids>'``; every server ``LISTEN``s on one
   connection of its own (:class:`PostgresSignals`, psycopg 3's async notifications).
 * Redis, where ``TRIPEAKS_RACE_SIGNALS_URL`` names one: ``PUBLISH`` on ``tripeaks:races``
   (:class:`RedisSignals`, redis-py's async pub/sub).
 
-A signal carries only the race's id: nothing to render from, nothing secret. The local
+A signal carries only race ids: nothing to render from, nothing secret. The local
 listeners are woken at once by the server that publishes; the others when the signal
-reaches them. When a listening connection is lost, every local listener is woken once it is
-back (a signal may have been missed meanwhile), and they render afresh.
+reaches them. A move does not wait for the network: a sender task sends what was published
+since its last send as one message, ``<server>:<id>,<id>…``, each race named once however
+often it changed meanwhile. When a listening connection is lost, every local listener is
+woken once it is back (a signal may have been missed meanwhile), and they render afresh.
 """
 
 from __future__ import annotations
@@ -22,11 +24,14 @@ import secrets
 from collections.abc import Callable
 from typing import Any, Final
 
+from app.store.database.race_async import conninfo_of
+
 log = logging.getLogger("tripeaks.races")
 
 CHANNEL: Final = "tripeaks_races"
 REDIS_CHANNEL: Final = "tripeaks:races"
 RECONNECT_S: Final = (0.2, 0.5, 1.0, 2.0, 5.0)
+PAYLOAD_MOST: Final = 4000
 
 
 class Listener:
@@ -82,12 +87,8 @@ class LocalSignals:
         return self._versions.get(race_id, 0)
 
     async def publish(self, race_id: str) -> None:
-        """The race changed: wake this server's listeners, and tell the other servers."""
+        """The race changed: wake this server's listeners (the only ones here)."""
         self.wake(race_id)
-        await self._send(race_id)
-
-    async def _send(self, race_id: str) -> None:
-        """Tell the other servers (nothing to tell here)."""
 
     def wake(self, race_id: str) -> None:
         found = self._listeners.get(race_id)
@@ -103,10 +104,30 @@ class LocalSignals:
             self.wake(race_id)
 
     def received(self, payload: str) -> None:
-        """A signal from the channel: ``<server>:<race id>``; our own were delivered already."""
-        server, _, race_id = payload.partition(":")
-        if server != self.server and race_id:
-            self.wake(race_id)
+        """A signal from the channel: ``<server>:<race id>,<race id>…``; our own were
+        delivered already."""
+        server, _, race_ids = payload.partition(":")
+        if server != self.server:
+            for race_id in race_ids.split(","):
+                if race_id:
+                    self.wake(race_id)
+
+
+def payloads(server: str, race_ids: list[str], most: int = PAYLOAD_MOST) -> list[str]:
+    """``<server>:<id>,<id>…`` messages naming every race in ``race_ids``, each at most
+    ``most`` characters (PostgreSQL's NOTIFY takes under 8,000 bytes)."""
+    found: list[str] = []
+    chunk: list[str] = []
+    size = len(server) + 1
+    for race_id in race_ids:
+        if chunk and size + len(race_id) + 1 > most:
+            found.append(f"{server}:{','.join(chunk)}")
+            chunk, size = [], len(server) + 1
+        chunk.append(race_id)
+        size += len(race_id) + 1
+    if chunk:
+        found.append(f"{server}:{','.join(chunk)}")
+    return found
 
 
 class _RemoteSignals(LocalSignals):
@@ -115,19 +136,44 @@ class _RemoteSignals(LocalSignals):
     def __init__(self) -> None:
         super().__init__()
         self._task: asyncio.Task[None] | None = None
+        self._sender: asyncio.Task[None] | None = None
         self._connected = asyncio.Event()
+        self._outbox: dict[str, None] = {}
+        """Races published since the last send, in order, each once."""
+        self._outbox_filled = asyncio.Event()
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._listen_forever(), name="tripeaks-race-signals")
+        self._sender = asyncio.create_task(self._send_forever(), name="tripeaks-race-signals-sender")
         with contextlib.suppress(TimeoutError):  # not reachable now: the task keeps trying
             await asyncio.wait_for(self._connected.wait(), 5)
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        for task in (self._task, self._sender):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        await self._send_outbox()  # what was published last, once more before letting go
         await self._close_sender()
+
+    async def publish(self, race_id: str) -> None:
+        """Wake this server's listeners now; the sender task tells the other servers."""
+        self.wake(race_id)
+        self._outbox[race_id] = None
+        self._outbox_filled.set()
+
+    async def _send_forever(self) -> None:
+        while True:
+            await self._outbox_filled.wait()
+            await self._send_outbox()
+
+    async def _send_outbox(self) -> None:
+        self._outbox_filled.clear()
+        race_ids = list(self._outbox)
+        self._outbox.clear()
+        for payload in payloads(self.server, race_ids):
+            await self._send(payload)
 
     async def _listen_forever(self) -> None:
         failures = 0
@@ -150,6 +196,9 @@ class _RemoteSignals(LocalSignals):
     async def _listen(self, connected: Callable[[], None]) -> None:
         raise NotImplementedError
 
+    async def _send(self, payload: str) -> None:
+        raise NotImplementedError
+
     async def _close_sender(self) -> None:
         raise NotImplementedError
 
@@ -160,8 +209,7 @@ class PostgresSignals(_RemoteSignals):
     def __init__(self, conninfo: str) -> None:
         super().__init__()
         self._conninfo = conninfo
-        self._sender: Any = None
-        self._send_lock = asyncio.Lock()
+        self._notifier: Any = None
 
     async def _listen(self, connected: Callable[[], None]) -> None:
         import psycopg
@@ -172,25 +220,23 @@ class PostgresSignals(_RemoteSignals):
             async for notice in conn.notifies():
                 self.received(notice.payload)
 
-    async def _send(self, race_id: str) -> None:
+    async def _send(self, payload: str) -> None:
         import psycopg
 
-        async with self._send_lock:
-            for attempt in (1, 2):
-                try:
-                    if self._sender is None or self._sender.closed:
-                        self._sender = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
-                    payload = f"{self.server}:{race_id}"
-                    await self._sender.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
-                    return
-                except psycopg.Error as error:
-                    self._sender = None
-                    if attempt == 2:
-                        log.warning("race signals: cannot notify (%s)", error)
+        for attempt in (1, 2):
+            try:
+                if self._notifier is None or self._notifier.closed:
+                    self._notifier = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
+                await self._notifier.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+                return
+            except psycopg.Error as error:
+                self._notifier = None
+                if attempt == 2:
+                    log.warning("race signals: cannot notify (%s)", error)
 
     async def _close_sender(self) -> None:
-        if self._sender is not None:
-            await self._sender.close()
+        if self._notifier is not None:
+            await self._notifier.close()
 
 
 class RedisSignals(_RemoteSignals):
@@ -214,9 +260,9 @@ class RedisSignals(_RemoteSignals):
         finally:
             await pubsub.aclose()  # type: ignore[no-untyped-call]
 
-    async def _send(self, race_id: str) -> None:
+    async def _send(self, payload: str) -> None:
         try:
-            await self._redis.publish(REDIS_CHANNEL, f"{self.server}:{race_id}")
+            await self._redis.publish(REDIS_CHANNEL, payload)
         except Exception as error:  # the local listeners were woken; the others at reconnect
             log.warning("race signals: cannot publish (%s)", error)
 
@@ -234,7 +280,7 @@ def open_signals(database_url: str, signals_url: str | None, workers: int = 1) -
         if not signals_url.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("TRIPEAKS_RACE_SIGNALS_URL: a redis:// URL")
         return RedisSignals(signals_url)
-    for prefix in ("postgresql+psycopg://", "postgresql://", "postgres://"):
-        if database_url.startswith(prefix):
-            return PostgresSignals("postgresql://" + database_url[len(prefix) :])
+    conninfo = conninfo_of(database_url)
+    if conninfo is not None:
+        return PostgresSignals(conninfo)
     return LocalSignals(POLL_S if workers > 1 else None)

@@ -35,6 +35,7 @@ from fastapi import HTTPException
 
 from app.i18n import N_
 from app.store import GameStore
+from app.store.database.race_async import PostgresRaceReader
 from app.store.races import GONE_AFTER_S, Race, RacerStatus, RaceStatus
 from app.web.race_signals import LocalSignals
 from app.web.routes.race_api import read_race
@@ -47,6 +48,11 @@ ANNOUNCE_EVERY_S: Final = 5.0
 """Rivals' progress is announced (politely) at most this often."""
 RETRY_MS: Final = 2000
 """How soon a browser reconnects after the stream ended (a server shutting down, say)."""
+MOVE_READ_S: Final = 1.0
+"""A move's check uses its running race as read at most this long ago, and since its last
+signal (a signal from another server may take a few milliseconds to come)."""
+SEATS_KEPT: Final = 20_000
+"""Racers' games whose race this server remembers (about 100 bytes each)."""
 
 
 class StreamSlots:
@@ -124,11 +130,38 @@ class _Read:
 
 @dataclass(slots=True)
 class RaceReads:
-    """One read of a race per signal for all of this server's streams of it."""
+    """One read of a race per signal for all of this server's streams of it, and for the
+    moves of its racers (:meth:`race_of_game`)."""
 
     signals: LocalSignals
+    reader: PostgresRaceReader | None = None
+    """Reads on the event loop (PostgreSQL), else the store's own (a thread, or SQLite's)."""
     _kept: dict[str, _Read] = field(default_factory=dict)
     _locks: dict[str, asyncio.Lock] = field(default_factory=dict)
+    _seats: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """Racers' games seen here: game id → its race and round (which never change)."""
+
+    async def race_of_game(self, store: GameStore, game_id: str) -> Race | None:
+        """The race of which ``game_id`` is a racer's game in the current round, for a move's
+        check. While the race runs, the read its streams made here serves if no signal of the
+        race came since (and it is under :data:`MOVE_READ_S` old): a move then costs no read
+        of its own. Anything else is read afresh: a lobby, a countdown, a finish."""
+        seat = self._seats.get(game_id)
+        kept = self._kept.get(seat[0]) if seat is not None else None
+        if seat is not None and kept is not None and kept.race is not None:
+            now = time.time()
+            fresh = kept.version == self.signals.version(seat[0]) and now - kept.at < MOVE_READ_S
+            if fresh and kept.race.round == seat[1] and kept.race.status(now) is RaceStatus.RUNNING:
+                return kept.race
+        if self.reader is not None:
+            race = await self.reader.race_of_game(game_id)
+        else:
+            race = await store.aread(lambda: store.race_of_game(game_id))
+        if race is not None:
+            if len(self._seats) >= SEATS_KEPT:
+                del self._seats[next(iter(self._seats))]
+            self._seats[game_id] = (race.id, race.round)
+        return race
 
     async def read(self, store: GameStore, race_id: str, most_age: float) -> Race | None:
         """The race as of its latest signal (read again when older than ``most_age``)."""
@@ -141,7 +174,7 @@ class RaceReads:
             kept = self._kept.get(race_id)
             if kept is not None and kept.version == version and time.time() - kept.at < most_age:
                 return kept.race
-            race = await read_race(store, race_id)
+            race = await read_race(store, race_id, self.reader)
             self._kept[race_id] = _Read(version, race, time.time())
             return race
 

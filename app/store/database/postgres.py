@@ -49,7 +49,7 @@ class PostgresDatabase:
 
     def __init__(self, url: URL) -> None:
         self.engine = create_engine(
-            url, pool_size=5, max_overflow=15, pool_timeout=15, pool_pre_ping=True
+            url, pool_size=10, max_overflow=10, pool_timeout=15, pool_pre_ping=True
         )
         self._reader = self.engine.execution_options(isolation_level="AUTOCOMMIT")
 

@@ -127,6 +127,14 @@ def _racer(row: Any) -> Racer:
     )  # fmt: skip
 
 
+def race_of_rows(room: Any, found: Any) -> Race:
+    """A race from its room's row (:data:`ROOM`) and its racers' rows (:data:`RACERS`)."""
+    room_id, maker, code, round_, created, starts, ended, updated = room
+    return Race(
+        room_id, maker, code, round_, created, starts, ended, updated, tuple(_racer(r) for r in found)
+    )
+
+
 class SqlRaces(RaceRooms):
     """The race methods of the SQL store (see :class:`app.store.races.RaceRooms`)."""
 
@@ -149,12 +157,7 @@ class SqlRaces(RaceRooms):
         row = run(db, ROOM_TO_CHANGE if lock else ROOM, {"b_id": race_id}).fetchone()
         if row is None:
             return None
-        room_id, maker, code, round_, created, starts, ended, updated = row
-        found = run(db, RACERS, {"b_id": race_id, "b_round": round_}).fetchall()
-        return Race(
-            room_id, maker, code, round_, created, starts, ended, updated,
-            tuple(_racer(r) for r in found),
-        )  # fmt: skip
+        return race_of_rows(row, run(db, RACERS, {"b_id": race_id, "b_round": row[3]}).fetchall())
 
     def _seat(self, db: Db, race: Race, player: str, now: float) -> str:
         """Deal the room's current deal to ``player`` as the next seat (the room row locked)."""

@@ -202,7 +202,7 @@ async def apply(
 
     Two clients acting on one game at once are applied one after the other, never lost.
     """
-    race = await check_move(store, game_id)  # a racer's game: 409 unless the race runs
+    race = await check_move(request, store, game_id)  # a racer's game: 409 unless the race runs
     try:
         updated = await store.aupdate(game_id, timed(action))
     except RefusedAction as refused:

@@ -75,7 +75,7 @@ async def act(
     answered with its own result.
     """
     store, pages, player = move.store, move.pages, move.player
-    race = await check_move(store, move.game_id)  # a racer's game: 409 unless the race runs
+    race = await check_move(request, store, move.game_id)  # a racer's game: 409 unless the race runs
     try:
         updated = await store.aupdate(move.game_id, timed(action), owned_by=player)
     except PositionError as error:  # a position off the game's layout (0 to 29 pass the form)

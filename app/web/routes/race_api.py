@@ -11,7 +11,7 @@ stream of the race: :mod:`app.web.race_signals`).
 from __future__ import annotations
 
 import time
-from typing import Annotated, Final, Literal, cast
+from typing import TYPE_CHECKING, Annotated, Final, Literal, cast
 
 from anyio import to_thread
 from fastapi import APIRouter, Body, HTTPException, Request
@@ -33,6 +33,10 @@ from app.store.races import (
 from app.web.deps import PlayerDep, RaceIdPath, StoreDep
 from app.web.race_signals import LocalSignals
 from app.web.solving import winnable_code
+
+if TYPE_CHECKING:
+    from app.store.database.race_async import PostgresRaceReader as RaceReader
+    from app.web.race_stream import RaceReads
 
 REFUSALS: Final = (
     N_("No such race"),
@@ -64,9 +68,13 @@ def refusal(error: RaceRefused) -> HTTPException:
     return HTTPException(409, str(error))
 
 
-async def read_race(store: GameStore, race_id: str) -> Race | None:
-    """The room now; a round seen finished for the first time is kept as finished."""
-    race = await store.aread(lambda: store.race(race_id))
+async def read_race(store: GameStore, race_id: str, reader: RaceReader | None = None) -> Race | None:
+    """The room now (through ``reader`` where there is one); a round seen finished for the
+    first time is kept as finished."""
+    if reader is not None:
+        race = await reader.race(race_id)
+    else:
+        race = await store.aread(lambda: store.race(race_id))
     if race is None:
         return None
     now = time.time()
@@ -83,13 +91,13 @@ async def known_race(store: GameStore, race_id: str) -> Race:
     return race
 
 
-async def check_move(store: GameStore, game_id: str) -> Race | None:
+async def check_move(request: Request, store: GameStore, game_id: str) -> Race | None:
     """Before a move on ``game_id``: its race, if it is a racer's game of a current round;
     409 when that race is not running (before the deal, or after the finish), or when the
     racer left it ("Leave the race"; opening the race's page again brings them back)."""
     if not is_race_game_id(game_id):
         return None
-    race = await store.aread(lambda: store.race_of_game(game_id))
+    race = await cast("RaceReads", request.app.state.race_reads).race_of_game(store, game_id)
     if race is None:
         return None
     status = race.status(time.time())

@@ -327,6 +327,8 @@ def live_part(
     status = race.status(now)
     mine = race.racer(player)
     role = "maker" if race.maker == player else "racer" if mine is not None else "visitor"
+    if status is RaceStatus.RUNNING and role == "maker":
+        role = "racer"  # while running, the maker sees what every racer sees: one render less a move
     key = (
         current_locale().code, view, role, view != view_of(race, player, now), status,
         live_countdown(race, now), tuple(r.status(now) for r in race.racers), par, str(request.base_url),
