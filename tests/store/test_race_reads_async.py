@@ -14,7 +14,7 @@ from app.store.base import GameStore, StoreUnavailable
 from app.store.database.race_async import PostgresRaceReader, conninfo_of
 from app.store.races import COUNTDOWN_S
 from tests.support.deals import won_deal
-from tests.support.store import Clock, StoreFactory
+from tests.support.store import Clock
 
 pytestmark = pytest.mark.parametrize(
     "database_url", [pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True
@@ -22,6 +22,14 @@ pytestmark = pytest.mark.parametrize(
 
 MAKER = "maker-player-id-000000000001"
 RIVAL = "rival-player-id-000000000002"
+
+
+@pytest.fixture
+def conninfo(database_url: str) -> str:
+    """The test's PostgreSQL database as libpq takes it."""
+    found = conninfo_of(database_url)
+    assert found is not None
+    return found
 
 
 def play(store: GameStore, game_id: str, action: int, clock: Clock) -> None:
@@ -34,12 +42,7 @@ def play(store: GameStore, game_id: str, action: int, clock: Clock) -> None:
     assert store.update(game_id, change) is not None
 
 
-def test_the_loops_reads_are_the_stores_reads(
-    make_store: StoreFactory, database_url: str, clock: Clock
-) -> None:
-    store: GameStore = make_store(clock=clock)
-    conninfo = conninfo_of(database_url)
-    assert conninfo is not None
+def test_the_loops_reads_are_the_stores_reads(store: GameStore, conninfo: str, clock: Clock) -> None:
     code, line = won_deal()
 
     async def same(reader: PostgresRaceReader, race_id: str, games: list[str]) -> None:
@@ -80,11 +83,8 @@ def test_the_loops_reads_are_the_stores_reads(
 
 
 def test_a_lost_connection_is_replaced_within_the_read_and_no_server_is_unavailable(
-    make_store: StoreFactory, database_url: str, clock: Clock
+    store: GameStore, conninfo: str, clock: Clock
 ) -> None:
-    store: GameStore = make_store(clock=clock)
-    conninfo = conninfo_of(database_url)
-    assert conninfo is not None
     race = store.create_race(won_deal()[0], MAKER)
 
     async def main() -> None:
