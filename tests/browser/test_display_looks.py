@@ -90,6 +90,17 @@ def test_in_forced_colours_every_back_stays_a_solid_card(new_page) -> None:  # t
     screenshot(page, "display-forced-lattice")
 
 
+def test_more_contrast_thickens_the_cards_and_the_buttons_edges(new_page) -> None:  # type: ignore[no-untyped-def]
+    """``prefers-contrast: more``: 2 px edges on the cards and the buttons, 1 px otherwise."""
+    widths = "e => getComputedStyle(e).borderTopWidth"
+    for contrast, width in (("no-preference", "1px"), ("more", "2px")):
+        page = new_page(contrast=contrast)
+        reach(page, "mid")
+        assert page.locator(".waste .card").last.evaluate(widths) == width, contrast
+        assert page.locator("#new-game-button").evaluate(widths) == width, contrast
+    screenshot(page, "display-more-contrast")
+
+
 def test_the_four_colour_deck_colours_diamonds_and_clubs_with_contrast(new_page) -> None:  # type: ignore[no-untyped-def]
     for scheme in ("light", "dark"):
         page = new_page(color_scheme=scheme)
