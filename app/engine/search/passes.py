@@ -125,14 +125,14 @@ def _sets(layout: Layout = THREE_PEAKS) -> _Sets:
 
 
 def _wrap(by_rank: npt.NDArray[np.generic], rules: Rules) -> None:
-    """Fill the unused ends of a table by rank (axis 1: ranks 1-13 at 1-13) so that the
+    """Fill the unused ends of a table by rank (axis 0: ranks 1-13 at 1-13) so that the
     cards a waste of rank ``r`` takes are at ``r - 1`` and ``r + 1``: with K and A joined,
     below the ace is the king and above the king the ace; apart, nothing."""
     below_ace, above_king = rank_below(1, rules), rank_above(13, rules)
     if below_ace is not None:
-        by_rank[:, 0] = by_rank[:, below_ace]
+        by_rank[0] = by_rank[below_ace]
     if above_king is not None:
-        by_rank[:, 14] = by_rank[:, above_king]
+        by_rank[14] = by_rank[above_king]
 
 
 def _best_by_group(values: Int16Array, key: KeyArray) -> tuple[KeyArray, Int16Array]:
@@ -175,20 +175,20 @@ def _joker_best(values: _Values, edge_from: IntArray, rows: int, empty: int) -> 
     return best
 
 
-_Rows = tuple[tuple[IntArray, IntArray, IntArray, IntArray, IntArray], ...]
+_Rows = tuple[tuple[IntArray, IntArray, IntArray, IntArray], ...]
 
 
 @functools.cache
 def _win_rows(layout: Layout) -> _Rows:
     """Each row's removals for the win pass, worked out once per process and layout: the
-    sets they are from (from 0 in the row), the sets they lead to, both times 15 (the
-    rows of the flattened tables), and the positions removed."""
+    sets they are from (from 0 in the row), the sets they lead to, those times 15 (their
+    rows in the flattened table), and the positions removed."""
     sets = _sets(layout)
     rows = []
     for k in range(layout.count):
         edges = slice(sets.edge_bounds[k], sets.edge_bounds[k + 1])
         edge_from, edge_to = sets.edge_from[edges] - sets.bounds[k], sets.edge_to[edges]
-        rows.append((edge_from, edge_to, edge_from * 15, edge_to * 15, sets.edge_position[edges]))
+        rows.append((edge_from, edge_to, edge_to * 15, sets.edge_position[edges]))
     return tuple(rows)
 
 
@@ -213,26 +213,31 @@ def win_limits(deal: Deal, rules: Rules, layout: Layout = THREE_PEAKS) -> Int8Ar
     limit[-1, 0:14] = stock  # all removed: won, from any number drawn
     for k in range(layout.count - 1, -1, -1):
         low, high = sets.bounds[k], sets.bounds[k + 1]
-        edge_from, edge_to, from15, to15, position = _win_rows(layout)[k]
+        count = high - low
+        edge_from, edge_to, to15, position = _win_rows(layout)[k]
         removed_rank = np.take(ranks, position)
         if jokers:
             joker = removed_rank == 0
-            joker_best = _joker_best(limit[edge_to[joker], 0], edge_from[joker], high - low, NONE)
-            from15, to15, removed_rank = from15[~joker], to15[~joker], removed_rank[~joker]
-        # by_rank[i, q]: the best limit after removing from set i a card of rank q (the
-        # tables are flattened, row * 15 + rank: numpy's maximum.at is quick in one dimension).
-        by_rank = np.full((high - low, 15), NONE, dtype=np.int8)
-        np.maximum.at(by_rank.reshape(-1), from15 + removed_rank, np.take(limit, to15 + removed_rank))
-        wild = by_rank[:, 1:14].max(axis=1) if wild_waste else None  # takes every card
+            joker_best = _joker_best(limit[edge_to[joker], 0], edge_from[joker], count, NONE)
+            edge_from, to15, removed_rank = edge_from[~joker], to15[~joker], removed_rank[~joker]
+        # by_rank[q, i]: the best limit after removing from set i a card of rank q. Rank by
+        # rank (a row each), so that what follows works on whole rows, not on short rows of
+        # 15 (three times quicker); flattened, q * count + i: numpy's maximum.at is quick in
+        # one dimension.
+        by_rank = np.full((15, count), NONE, dtype=np.int8)
+        np.maximum.at(by_rank.reshape(-1), removed_rank * count + edge_from,
+                      np.take(limit, to15 + removed_rank))
+        wild = by_rank[1:14].max(axis=0) if wild_waste else None  # takes every card
         _wrap(by_rank, rules)
-        removal = np.maximum(by_rank[:, 0:13], by_rank[:, 2:15])  # by waste rank 1-13
+        removal = np.maximum(by_rank[0:13], by_rank[2:15])  # by waste rank 1-13
         if jokers:
-            np.maximum(removal, joker_best[:, None], out=removal)  # the joker fits every waste
-        first = 1  # the waste rank of removal's first column
+            np.maximum(removal, joker_best, out=removal)  # the joker fits every waste
+        first = 1  # the waste rank of removal's first row
         if wild is not None:
             wild = np.maximum(wild, joker_best) if jokers else wild
-            removal, first = np.concatenate([wild[:, None], removal], axis=1), 0
-        won_after_draw = removal[:, waste_after[1:] - first] >= draws
-        deepest = np.where(won_after_draw, draws, 0).max(axis=1)
-        limit[low:high, first:14] = np.maximum(removal, (deepest - 1)[:, None])
+            removal, first = np.concatenate([wild[None, :], removal]), 0
+        won_after_draw = np.take(removal, waste_after[1:] - first, axis=0) >= draws[:, None]
+        deepest = np.where(won_after_draw, draws[:, None], 0).max(axis=0)
+        np.maximum(removal, deepest - 1, out=removal)
+        limit[low:high, first:14] = removal.T
     return limit
