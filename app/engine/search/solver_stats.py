@@ -108,7 +108,7 @@ def warm_up(layout: Layout = THREE_PEAKS) -> None:
     """Build the tables every deal of the layout shares (the search's and the analysis's sets:
     about a second for the valley's 74,088), so that no deal's time includes them."""
     solve(Game(GameCode(Rules.EASY, 0, STANDARD, layout)))
-    analyse(GameCode(Rules.EASY, 0, STANDARD, layout), scores=False)
+    analyse(GameCode(Rules.EASY, 0, STANDARD, layout))  # both passes
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
