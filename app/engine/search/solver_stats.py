@@ -6,6 +6,7 @@ the deals over worker processes.
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 import time
@@ -106,9 +107,14 @@ def solve_range(
 
 def warm_up(layout: Layout = THREE_PEAKS) -> None:
     """Build the tables every deal of the layout shares (the search's and the analysis's sets:
-    about a second for the valley's 74,088), so that no deal's time includes them."""
+    about a second for the valley's 74,088), so that no deal's time includes them; then keep
+    what lives on out of the garbage collector's walks, as a server does once loaded
+    (``app.web.lifespan.settle_memory``), so that no deal's time includes a full collection
+    of them either (one landed on whichever deal triggered it: a 5x "maximum")."""
     solve(Game(GameCode(Rules.EASY, 0, STANDARD, layout)))
     analyse(GameCode(Rules.EASY, 0, STANDARD, layout))  # both passes
+    gc.collect()
+    gc.freeze()
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
