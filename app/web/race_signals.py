@@ -166,7 +166,10 @@ class _RemoteSignals(LocalSignals):
     async def _send_forever(self) -> None:
         while True:
             await self._outbox_filled.wait()
-            await self._send_outbox()
+            try:
+                await self._send_outbox()
+            except Exception:  # one send lost (the others' streams still render at their next
+                log.exception("race signals: a send failed")  # signal); the sender goes on
 
     async def _send_outbox(self) -> None:
         self._outbox_filled.clear()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 
 import psycopg
 import pytest
@@ -102,3 +103,37 @@ def test_a_moves_check_uses_the_streams_read_until_the_races_next_signal() -> No
         signals.stop_listening(stream)
 
     asyncio.run(main())
+
+
+def test_the_sender_goes_on_after_a_send_that_failed() -> None:
+    """A send that fails in a way the transport did not foresee loses that send only: the
+    sender task still sends what is published after it."""
+
+    class Flaky(PostgresSignals):
+        def __init__(self) -> None:
+            super().__init__("postgresql://nowhere.invalid/none")
+            self.sent: list[str] = []
+
+        async def _listen(self, connected: Callable[[], None]) -> None:
+            connected()
+            await asyncio.Event().wait()
+
+        async def _send(self, payload: str) -> None:
+            if not self.sent:
+                self.sent.append("failed")
+                raise RuntimeError("an unforeseen failure")
+            self.sent.append(payload.partition(":")[2])
+
+    async def main() -> list[str]:
+        signals = Flaky()
+        await signals.start()
+        try:
+            await signals.publish("first")
+            await asyncio.sleep(0.05)
+            await signals.publish("second")
+            await asyncio.sleep(0.05)
+            return signals.sent
+        finally:
+            await signals.close()
+
+    assert asyncio.run(main()) == ["failed", "second"]
