@@ -14,6 +14,9 @@ racer play random legal moves through the JSON API, one every 0.5 to 1.5 s, for
 
     .venv/bin/python bench/race.py [--rooms 25] [--per-room 8] [--seconds 30]
     .venv/bin/python bench/race.py --servers 2 --database postgresql://postgres@127.0.0.1/test
+
+``--database`` is written to as the game writes: the races, games and players the bench makes
+stay in it. Give it a scratch database, never one that players use.
 """
 
 from __future__ import annotations
@@ -255,6 +258,6 @@ if __name__ == "__main__":
     parser.add_argument("--per-room", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--servers", type=int, default=1)
-    parser.add_argument("--database", default="", help="TRIPEAKS_DATABASE_URL (default: SQLite in a temporary folder)")
+    parser.add_argument("--database", default="", help="TRIPEAKS_DATABASE_URL, a scratch database: what the bench makes stays in it (default: SQLite in a temporary folder)")
     parser.add_argument("--seed", type=int, default=24)
     asyncio.run(main(parser.parse_args()))
