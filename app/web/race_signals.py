@@ -187,6 +187,8 @@ class _RemoteSignals(LocalSignals):
                 raise
             except Exception as error:  # the connection was lost: reconnect, then wake all
                 log.warning("race signals: listening stopped (%s); reconnecting", error)
+            if self._connected.is_set():  # it was listening: an outage starts, the waits anew
+                failures = 0
             self._connected.clear()
             await asyncio.sleep(RECONNECT_S[min(failures, len(RECONNECT_S) - 1)])
             failures += 1

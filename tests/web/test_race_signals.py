@@ -137,3 +137,36 @@ def test_the_sender_goes_on_after_a_send_that_failed() -> None:
             await signals.close()
 
     assert asyncio.run(main()) == ["failed", "second"]
+
+
+def test_a_listener_that_was_listening_reconnects_at_the_first_wait_again() -> None:
+    """The waits between reconnects grow while connecting fails (0.2 s, 0.5 s, 1 s, ...), and
+    start again from the shortest once listening worked: a server whose connection drops now
+    and then, days apart, does not wait 5 s each time."""
+
+    class Dropping(PostgresSignals):
+        def __init__(self) -> None:
+            super().__init__("postgresql://nowhere.invalid/none")
+            self.listens = 0
+
+        async def _listen(self, connected: Callable[[], None]) -> None:
+            self.listens += 1
+            connected()
+            raise OSError("the connection was lost")
+
+        async def _send(self, payload: str) -> None:
+            pass
+
+        async def _close_sender(self) -> None:
+            pass
+
+    async def main() -> int:
+        signals = Dropping()
+        await signals.start()
+        try:
+            await asyncio.sleep(1.5)  # 0.2 s a wait: 7 listens; growing waits: 4 in 1.7 s
+            return signals.listens
+        finally:
+            await signals.close()
+
+    assert asyncio.run(main()) >= 6
