@@ -306,6 +306,19 @@ def test_a_bad_cookie_or_form_word_is_not_a_server_error(client: TestClient, sto
     assert response.status_code == 422 and store._games == {}
 
 
+@pytest.mark.parametrize("path", ["/new", "/races"])
+def test_a_made_up_variant_word_is_refused_in_the_players_language(
+    client: TestClient, store: MemoryStore, path: str
+) -> None:
+    """The window's boxes send known words: a made-up one is a request made by hand, refused
+    like any other the game cannot read, in the player's language (not the engine's English)."""
+    response = client.post(path, data={"rules": "easy", "variants": ["sideways"]},
+                           headers={"Accept-Language": "he"}, follow_redirects=False)
+    assert response.status_code == 422 and store._games == {}
+    assert "המשחק אינו מבין את הבקשה הזו." in response.text
+    assert "is not a variant" not in response.text and "sideways" not in response.text
+
+
 def test_winnable_only_deals_a_winnable_variant_game(client: TestClient) -> None:
     dealt = client.post(
         "/new", data={"rules": "classic", "variants": ["joker"], "winnable_only": "true"}, follow_redirects=False

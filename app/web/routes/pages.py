@@ -35,6 +35,7 @@ from app.web.deps import (
     PlayersGameDep,
     StoreDep,
 )
+from app.web.errors import NOT_UNDERSTOOD
 from app.web.leaving import remember_left, under_way
 from app.web.presentation.daily.days import daily_key, day_of_page, today
 from app.web.presentation.game_context import (
@@ -160,8 +161,8 @@ def new_game(
     layout = LAYOUTS[layout_word]
     try:
         variants = Variants.from_words(variant_words)
-    except VariantError as error:
-        raise HTTPException(422, str(error)) from None
+    except VariantError:  # the window's boxes send known words: a request made by hand
+        raise HTTPException(422, NOT_UNDERSTOOD) from None
     left = store.current(player)
 
     def refused(code_error: str) -> Response:

@@ -41,6 +41,7 @@ from app.store.races import (
     RaceStatus,
 )
 from app.web.deps import PagesDep, PlayerDep, RaceIdPath, StoreDep
+from app.web.errors import NOT_UNDERSTOOD
 from app.web.presentation.daily.days import daily_key, day_of_page, shown_par
 from app.web.presentation.game_context import agame_context
 from app.web.presentation.layouts import LayoutWord
@@ -177,8 +178,8 @@ async def new_race(
     game window's button sends its form here (htmx: ``HX-Redirect`` to the room)."""
     try:
         variants = Variants.from_words(variant_words)
-    except VariantError as error:
-        raise HTTPException(422, str(error)) from None
+    except VariantError:  # the window's boxes send known words: a request made by hand
+        raise HTTPException(422, NOT_UNDERSTOOD) from None
     if code.strip():
         typed = race_code(code.strip())
         named = typed.variants != STANDARD
