@@ -141,31 +141,40 @@ def released_after(hold: Path, seconds: float = 120) -> Iterator[None]:
         watchdog.cancel()
 
 
-def holding_sync(hold: Path) -> Callable[[int], None]:
-    """A sync that does not end while the file ``hold`` exists: a slow disk."""
+class HeldSync:
+    """A sync that does not end while the file ``hold`` exists: a slow disk. ``began`` is set
+    when a sync begins: the sync thread has taken whoever waited then, and whoever commits
+    from now on waits for the next sync."""
 
-    def sync(fd: int) -> None:
-        while hold.exists():
+    def __init__(self, hold: Path) -> None:
+        self.hold = hold
+        self.began = threading.Event()
+
+    def __call__(self, fd: int) -> None:
+        self.began.set()
+        while self.hold.exists():
             time.sleep(0.002)  # in the store's sync thread: waits for the test to remove the file
         os.fdatasync(fd)
-
-    return sync
 
 
 def test_a_slow_sync_holds_the_move_not_the_loop_and_covers_every_commit_meanwhile(
     store: SqlStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     hold = tmp_path / "hold"
-    monkeypatch.setattr(sqlite, "_fdatasync", holding_sync(hold))
+    sync = HeldSync(hold)
+    monkeypatch.setattr(sqlite, "_fdatasync", sync)
     games = [store.create(Game(CODE), None) for _ in range(20)]
     path = Path(str(store.url.database))
     syncs = database_of(store).syncs
+    sync.began.clear()
     hold.touch()
 
     async def scenario() -> tuple[bool, list[tuple[StoredGame, None] | None]]:
         first = asyncio.ensure_future(store.aupdate(games[0].id, draw))
-        # The loop runs on while the first move, committed, waits for its sync...
-        await until(lambda: version_on(path, games[0].id) == 2, "the first move is committed")
+        # The loop runs on while the first move, committed, waits for its sync (begun: on a
+        # busy machine the sync thread may take a while to take it)...
+        await until(lambda: version_on(path, games[0].id) == 2 and sync.began.is_set(),
+                    "the first move is committed and its sync begun")
         rest = [asyncio.ensure_future(store.aupdate(g.id, draw)) for g in games[1:]]
         # ...and commits nineteen more meanwhile, which wait for the next sync.
         await until(lambda: all(version_on(path, g.id) == 2 for g in games[1:]), "19 commits")
@@ -187,10 +196,12 @@ def test_threads_that_commit_during_a_sync_share_the_next_one(
     """Group commit for threads too: eight saves made while a sync is under way wait for the
     next sync, and that one sync answers them all."""
     hold = tmp_path / "hold"
-    monkeypatch.setattr(sqlite, "_fdatasync", holding_sync(hold))
+    sync = HeldSync(hold)
+    monkeypatch.setattr(sqlite, "_fdatasync", sync)
     games = [store.create(Game(CODE), None) for _ in range(9)]
     path = Path(str(store.url.database))
     syncs = database_of(store).syncs
+    sync.began.clear()
     hold.touch()
     saved: list[StoredGame] = []
 
@@ -203,7 +214,7 @@ def test_threads_that_commit_during_a_sync_share_the_next_one(
     with released_after(hold):
         threads[0].start()
         deadline = time.monotonic() + 60
-        while version_on(path, games[0].id) != 2:  # committed, its sync held
+        while version_on(path, games[0].id) != 2 or not sync.began.is_set():  # committed, its sync held
             assert time.monotonic() < deadline
             time.sleep(0.002)
         for thread in threads[1:]:
