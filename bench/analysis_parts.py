@@ -1,6 +1,6 @@
 """The whole-deal analysis's two passes on every layout, each on its own: CPU per deal, and
-per 1,000 sets of removed cards judged (docs/performance.md, "Every layout against three
-peaks": why the analysis with scores follows the layout's sets).
+per 1,000 sets of removed cards judged (docs/performance.md, "Why the analysis with scores
+follows the layout's sets").
 
     .venv/bin/python bench/analysis_parts.py [--deals 100] [--rules easy]
 
@@ -37,7 +37,6 @@ def main(argv: list[str] | None = None) -> int:
         warm_up(layout)
     win = dict.fromkeys(LAYOUTS, 0.0)
     best = dict.fromkeys(LAYOUTS, 0.0)
-    cells = dict.fromkeys(LAYOUTS, 0)
     for number in range(args.start, args.start + args.deals):
         for word, layout in LAYOUTS.items():
             deal = GameCode(rules, number, Variants(), layout).deal()
@@ -47,14 +46,14 @@ def main(argv: list[str] | None = None) -> int:
             best_after_draws(deal, rules, layout)
             win[word] += judged - started
             best[word] += time.process_time() - judged
-            cells[word] = len(_sets(layout).masks) * (deal.stock_size + 1)
     print(f"{rules.word} rules, deals {args.start} to {args.start + args.deals - 1}, CPU per deal")
     print("layout          sets    cells   win ms  x win  best ms  x best  both ms per 1,000 sets")
     for word, layout in LAYOUTS.items():
         sets = len(_sets(layout).masks)
+        cells = sets * (GameCode(rules, args.start, Variants(), layout).deal().stock_size + 1)
         w, b = win[word] / args.deals * 1000, best[word] / args.deals * 1000
         w3, b3 = win["three-peaks"] / args.deals * 1000, best["three-peaks"] / args.deals * 1000
-        print(f"{word:<12} {sets:7,d} {cells[word]:9,d} {w:7.2f} {w / w3:6.2f} {b:8.2f} {b / b3:7.2f}"
+        print(f"{word:<12} {sets:7,d} {cells:9,d} {w:7.2f} {w / w3:6.2f} {b:8.2f} {b / b3:7.2f}"
               f" {(w + b) / sets * 1000:10.3f}")
     return 0
 

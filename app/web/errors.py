@@ -9,7 +9,7 @@ API's ``{"detail": ...}`` for a path under ``/api/``; never a bare 500.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -20,10 +20,6 @@ from app.i18n import N_, current_locale
 from app.store.base import StoreUnavailable
 from app.web.ops import metrics
 from app.web.presentation.render import Pages
-
-NOT_UNDERSTOOD: Final = N_("That request is not one the game understands.")
-"""A page's 422 for a request no form of the game sends (its fields unreadable, a made-up
-variant word): in the player's language, without the engine's English."""
 
 
 def handle_errors(app: FastAPI) -> None:
@@ -44,7 +40,7 @@ def handle_errors(app: FastAPI) -> None:
     async def invalid_request(request: Request, error: RequestValidationError) -> Response:
         if wants_json(request):
             return JSONResponse({"detail": jsonable_errors(error)}, status_code=422)
-        return error_response(request, 422, NOT_UNDERSTOOD)
+        return error_response(request, 422, N_("That request is not one the game understands."))
 
 
 def wants_json(request: Request) -> bool:

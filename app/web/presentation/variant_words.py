@@ -6,8 +6,10 @@ and the New game window's choice of them, remembered in a cookie as "winnable on
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Annotated, Final
 
+from fastapi import Depends, Form
+from fastapi.exceptions import RequestValidationError
 from starlette.requests import Request
 
 from app.engine import STANDARD, GameCode, Rules, Variant, VariantError, Variants
@@ -74,6 +76,23 @@ def variant_choices(chosen: Variants) -> list[Choice]:
     """The four variants for the New game window, ``chosen`` ones checked."""
     on = set(chosen.each())
     return [Choice(v.word, v.letter, variant_name(v), variant_note(v), v in on) for v in ALL]
+
+
+async def ticked_variants(
+    words: Annotated[list[str], Form(alias="variants", max_length=8)] = [],  # noqa: B006
+) -> Variants:
+    """The variants ticked in the New game window (``/new`` and ``/races`` read the same boxes).
+    A word no box sends is a request made by hand: refused as any unreadable field is (a page
+    in the player's language; the JSON errors name the word)."""
+    try:
+        return Variants.from_words(words)
+    except VariantError as error:
+        raise RequestValidationError(
+            [{"type": "value_error", "loc": ("body", "variants"), "msg": str(error), "input": words}]
+        ) from None
+
+
+TickedVariants = Annotated[Variants, Depends(ticked_variants)]
 
 
 def remembered_variants(request: Request) -> Variants:

@@ -22,8 +22,6 @@ from app.engine import (
     Refusal,
     Rules,
     Status,
-    VariantError,
-    Variants,
 )
 from app.engine.layout import LAYOUTS
 from app.engine.search.review import Difficulty
@@ -35,7 +33,6 @@ from app.web.deps import (
     PlayersGameDep,
     StoreDep,
 )
-from app.web.errors import NOT_UNDERSTOOD
 from app.web.leaving import remember_left, under_way
 from app.web.presentation.daily.days import daily_key, day_of_page, today
 from app.web.presentation.game_context import (
@@ -56,7 +53,7 @@ from app.web.presentation.newgame import (
     winnable_only_on,
 )
 from app.web.presentation.render import Pages, is_htmx
-from app.web.presentation.variant_words import VARIANTS_COOKIE, variant_choices
+from app.web.presentation.variant_words import VARIANTS_COOKIE, TickedVariants, variant_choices
 from app.web.presentation.views import Event, Happened
 from app.web.solving import hint_for, winnable_code
 
@@ -150,19 +147,15 @@ def new_game(
     store: StoreDep,
     pages: PagesDep,
     player: PlayerDep,
+    variants: TickedVariants,
     rules_word: Annotated[Literal["easy", "classic"], Form(alias="rules")] = "easy",
     code: Annotated[str, Form(max_length=MAX_CODE_INPUT)] = "",
     winnable_only: Annotated[bool, Form()] = False,
     difficulty: Annotated[Literal["", "easy", "medium", "hard", "expert"], Form()] = "",
-    variant_words: Annotated[list[str], Form(alias="variants", max_length=8)] = [],  # noqa: B006
     layout_word: Annotated[LayoutWord, Form(alias="layout")] = "three-peaks",
 ) -> Response:
     rules = Rules.from_word(rules_word)
     layout = LAYOUTS[layout_word]
-    try:
-        variants = Variants.from_words(variant_words)
-    except VariantError:  # the window's boxes send known words: a request made by hand
-        raise HTTPException(422, NOT_UNDERSTOOD) from None
     left = store.current(player)
 
     def refused(code_error: str) -> Response:

@@ -22,11 +22,11 @@ from collections.abc import AsyncIterable
 from typing import Annotated, Any, Final, Literal, cast
 
 from anyio import to_thread
-from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import RedirectResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
-from app.engine import STANDARD, GameCode, Rules, VariantError, Variants
+from app.engine import STANDARD, GameCode, Rules
 from app.engine.layout import LAYOUTS
 from app.i18n import current_locale
 from app.store import GameStore
@@ -41,11 +41,11 @@ from app.store.races import (
     RaceStatus,
 )
 from app.web.deps import PagesDep, PlayerDep, RaceIdPath, StoreDep
-from app.web.errors import NOT_UNDERSTOOD
 from app.web.presentation.daily.days import daily_key, day_of_page, shown_par
 from app.web.presentation.game_context import agame_context
 from app.web.presentation.layouts import LayoutWord
 from app.web.presentation.render import Pages
+from app.web.presentation.variant_words import TickedVariants
 from app.web.race_stream import (
     ANNOUNCE_EVERY_S,
     RETRY_MS,
@@ -166,9 +166,9 @@ async def new_race(
     request: Request,
     store: StoreDep,
     player: PlayerDep,
+    variants: TickedVariants,
     code: Annotated[str, Form(max_length=500)] = "",
     rules_word: Annotated[Literal["easy", "classic"], Form(alias="rules")] = "easy",
-    variant_words: Annotated[list[str], Form(alias="variants", max_length=8)] = [],  # noqa: B006
     layout_word: Annotated[LayoutWord, Form(alias="layout")] = "three-peaks",
 ) -> Response:
     """"Race a friend": a room for the deal given (the result box's, or a code typed in the New
@@ -176,10 +176,6 @@ async def new_race(
     there. A typed code that names variants is raced as it is; one that names none gets the
     variants ticked in the window (its deal number, rules and layout stay the code's). The New
     game window's button sends its form here (htmx: ``HX-Redirect`` to the room)."""
-    try:
-        variants = Variants.from_words(variant_words)
-    except VariantError:  # the window's boxes send known words: a request made by hand
-        raise HTTPException(422, NOT_UNDERSTOOD) from None
     if code.strip():
         typed = race_code(code.strip())
         named = typed.variants != STANDARD
