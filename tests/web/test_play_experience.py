@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from fastapi.testclient import TestClient
 
 from app.engine import DRAW, Game, Rules
+from app.engine.variants import Variants
 from tests.support.deals import won_deal
 from tests.support.pages import HX, game_id_of, text_of
 
@@ -41,6 +44,29 @@ def test_a_removal_names_the_cards_it_turned_and_the_score(client: TestClient) -
     # How many cards turned back down, never which: they are face down in this answer.
     assert ("A card turned face down." if len(turned) == 1 else "Two cards turned face down.") in undone
     assert not any(game.deal.tableau[q].words() in undone for q in turned)
+
+
+def test_with_open_peaks_no_removal_turns_a_card_and_no_undo_turns_one_down(client: TestClient) -> None:
+    """Every card is face up from the deal: the removal that turns cards over in the standard
+    game says nothing of turning here, and its undo turns nothing back down."""
+    code, line = won_deal(Rules.EASY)
+    standard, open_code = Game(code), replace(code, variants=Variants(open_peaks=True))
+    game_id = open_deal(client, open_code.text())
+    for action in line:
+        before = {q for q in range(28) if standard.is_exposed(q)}
+        standard.replay([action])
+        if action == DRAW:
+            client.post(f"/games/{game_id}/draw", headers=HX)
+            continue
+        html = client.post(f"/games/{game_id}/remove", data={"position": action}, headers=HX).text
+        if any(standard.is_exposed(q) and q not in before for q in range(28)):
+            break
+    else:  # pragma: no cover - a won game turns every card
+        raise AssertionError("no removal turned a card")
+    status = text_of(html, "status")
+    assert "to the waste." in status and "Turned face up" not in status
+    undone = text_of(client.post(f"/games/{game_id}/undo", headers=HX).text, "status")
+    assert undone.startswith("Took back") and "face down" not in undone
 
 
 def test_a_second_click_on_a_removed_card_changes_nothing_on_the_page(client: TestClient) -> None:

@@ -64,24 +64,16 @@ class Slot:
     (:func:`app.web.presentation.layouts.card_classes`)."""
 
 
-def turned_by_removal(game: Game, position: int) -> frozenset[int]:
-    """The positions that removing ``position`` (just done) turned face up (none with open
-    peaks: every card was face up already)."""
-    if game.variants.open_peaks:
-        return frozenset()
-    return frozenset(q for q in game.layout.covers[position] if game.is_exposed(q))
+def turned_up(face_up_before: int, game: Game) -> frozenset[int]:
+    """The positions the action just made turned face up (``face_up_before``: the game's
+    :meth:`~app.engine.Game.face_up_mask` before it; with open peaks, none ever is)."""
+    turned = game.face_up_mask() & ~face_up_before
+    return frozenset(p for p in range(game.layout.count) if turned >> p & 1)
 
 
-def covered_by_undo(before: Game, after: Game) -> int:
-    """How many cards an undo turned back face down: exposed before it, covered after it (none
-    with open peaks: they stay face up)."""
-    if after.variants.open_peaks:
-        return 0
-    return sum(
-        1
-        for p in range(before.layout.count)
-        if not before.is_removed(p) and before.is_exposed(p) and not after.is_exposed(p)
-    )
+def turned_down(before: Game, after: Game) -> int:
+    """How many cards an undo turned back face down: face up before it, not after it."""
+    return (before.face_up_mask() & ~after.face_up_mask()).bit_count()
 
 
 def playable_cards(game: Game) -> tuple[Card, ...]:

@@ -32,7 +32,7 @@ from app.web.deps import (
 from app.web.presentation.clock import timed
 from app.web.presentation.game_context import ACTION_BLOCKS, GAME_PAGE, agame_context, page_url
 from app.web.presentation.render import is_htmx
-from app.web.presentation.views import Event, Happened, covered_by_undo, turned_by_removal
+from app.web.presentation.views import Event, Happened, turned_down, turned_up
 from app.web.routes.race_api import check_move, moved
 
 
@@ -115,13 +115,13 @@ async def remove(request: Request, move: PlayersRemovalDep) -> Response:
     position = move.position
 
     def do(game: Game) -> tuple[Event, frozenset[int]]:
-        before = game.peak_bonus
+        bonus_before, face_up_before = game.peak_bonus, game.face_up_mask()
         game.remove(position)
-        turned = turned_by_removal(game, position)
+        turned = turned_up(face_up_before, game)
         event = Event(
             Happened.REMOVED,
             card=game.waste,
-            peak_points=game.peak_bonus - before,
+            peak_points=game.peak_bonus - bonus_before,
             turned_up=tuple(game.deal.tableau[p] for p in sorted(turned)),
         )
         return event, turned
@@ -145,6 +145,6 @@ async def undo(request: Request, move: PlayersMoveDep) -> Response:
         game.undo()
         # An undone draw puts its card back in the stock, face down: the answer does not name it.
         card = None if before.line and before.line[-1].is_draw else before.waste
-        return Event(Happened.UNDID, card=card, turned_down=covered_by_undo(before, game)), frozenset()
+        return Event(Happened.UNDID, card=card, turned_down=turned_down(before, game)), frozenset()
 
     return await act(request, move, do)
