@@ -4,8 +4,6 @@ replaced within the read (the database restarted); no database at all is "unavai
 
 from __future__ import annotations
 
-import asyncio
-
 import psycopg
 import pytest
 
@@ -14,6 +12,7 @@ from app.store.base import GameStore, StoreUnavailable
 from app.store.database.race_async import PostgresRaceReader, conninfo_of
 from app.store.races import COUNTDOWN_S
 from tests.support.deals import won_deal
+from tests.support.loops import run
 from tests.support.store import Clock
 
 pytestmark = pytest.mark.parametrize(
@@ -79,7 +78,7 @@ def test_the_loops_reads_are_the_stores_reads(store: GameStore, conninfo: str, c
         finally:
             await reader.close()
 
-    asyncio.run(main())
+    run(main())
 
 
 def test_a_lost_connection_is_replaced_within_the_read_and_no_server_is_unavailable(
@@ -110,4 +109,4 @@ def test_a_lost_connection_is_replaced_within_the_read_and_no_server_is_unavaila
         with pytest.raises(StoreUnavailable):
             await nowhere.race(race.id)  # no server: a clear "unavailable", no retry loop
 
-    asyncio.run(main())
+    run(main())

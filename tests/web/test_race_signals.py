@@ -17,6 +17,7 @@ from app.store.races import COUNTDOWN_S, RaceStatus
 from app.web.race_signals import CHANNEL, LocalSignals, PostgresSignals, payloads
 from app.web.race_stream import RaceReads
 from tests.support.deals import won_deal
+from tests.support.loops import run
 
 
 def test_a_message_names_each_race_once_and_stays_short() -> None:
@@ -38,7 +39,7 @@ def test_a_server_wakes_its_streams_for_the_races_another_server_names() -> None
         assert first.changed.is_set() and second.changed.is_set() and not other.changed.is_set()
         assert signals.version("first") == 1 and signals.version("other") == 0
 
-    asyncio.run(main())
+    run(main())
 
 
 @pytest.mark.postgres
@@ -70,7 +71,7 @@ def test_a_burst_of_moves_goes_out_in_a_few_notifications(pg_database: str) -> N
             await signals.close()
             await listener.close()
 
-    got = asyncio.run(main())
+    got = run(main())
     named = [race_id for message in got for race_id in message.split(",")]
     assert set(named) == set(ids)
     assert len(got) < 10, got  # not one a move: what waited went out together
@@ -102,7 +103,7 @@ def test_a_moves_check_uses_the_streams_read_until_the_races_next_signal() -> No
         assert after.racer(rival).left_at is not None  # type: ignore[union-attr]
         signals.stop_listening(stream)
 
-    asyncio.run(main())
+    run(main())
 
 
 def test_the_sender_goes_on_after_a_send_that_failed() -> None:
@@ -136,7 +137,7 @@ def test_the_sender_goes_on_after_a_send_that_failed() -> None:
         finally:
             await signals.close()
 
-    assert asyncio.run(main()) == ["failed", "second"]
+    assert run(main()) == ["failed", "second"]
 
 
 def test_a_listener_that_was_listening_reconnects_at_the_first_wait_again() -> None:
@@ -169,4 +170,4 @@ def test_a_listener_that_was_listening_reconnects_at_the_first_wait_again() -> N
         finally:
             await signals.close()
 
-    assert asyncio.run(main()) >= 6
+    assert run(main()) >= 6

@@ -14,6 +14,7 @@ import pytest
 
 from app.web.race_stream import ANNOUNCE_EVERY_S
 from tests.support.deals import won_deal
+from tests.support.loops import run
 from tests.support.races import Stream, deal_cards, names_no_card
 from tests.support.servers import LiveServer, live_server
 
@@ -115,7 +116,6 @@ def test_a_thousand_idle_streams_against_the_bounds(tmp_path: Path) -> None:
     """A thousand streams opened and left idle: the server keeps its bound (503 beyond it,
     429 beyond a player's), stays up for the racers, and gives slots back as streams close."""
     import asyncio
-    import concurrent.futures
 
     data = tmp_path / "data"
     data.mkdir()
@@ -159,10 +159,7 @@ def test_a_thousand_idle_streams_against_the_bounds(tmp_path: Path) -> None:
             assert own.count(503) == 5  # the server's bound is full: a racer's page waits too
             return statuses, reopened
 
-        # A thread of its own: in one pytest process with the browser tests, Playwright's sync
-        # API leaves an event loop running in this thread, and asyncio.run() refuses to nest.
-        with concurrent.futures.ThreadPoolExecutor(1) as thread:
-            statuses, reopened = thread.submit(asyncio.run, flood()).result()
+        statuses, reopened = run(flood())
         assert statuses.get(200) == 300 and statuses.get(503) == 700, statuses
         assert reopened == 200  # closed streams gave their slots back
         assert maker.get("/healthz").status_code == 200
