@@ -12,8 +12,7 @@ from app.store.base import GameStore, StoreUnavailable
 from app.store.database.race_async import PostgresRaceReader, conninfo_of
 from app.store.races import COUNTDOWN_S
 from tests.support.deals import won_deal
-from tests.support.loops import run
-from tests.support.store import Clock
+from tests.support.store import Clock, run
 
 pytestmark = pytest.mark.parametrize(
     "database_url", [pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True

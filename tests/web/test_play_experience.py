@@ -6,8 +6,7 @@ from dataclasses import replace
 
 from fastapi.testclient import TestClient
 
-from app.engine import DRAW, Game, Rules
-from app.engine.variants import Variants
+from app.engine import DRAW, Game, Rules, Variants
 from tests.support.deals import won_deal
 from tests.support.pages import HX, game_id_of, text_of
 

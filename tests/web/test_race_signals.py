@@ -17,7 +17,7 @@ from app.store.races import COUNTDOWN_S, RaceStatus
 from app.web.race_signals import CHANNEL, LocalSignals, PostgresSignals, payloads
 from app.web.race_stream import RaceReads
 from tests.support.deals import won_deal
-from tests.support.loops import run
+from tests.support.store import run
 
 
 def test_a_message_names_each_race_once_and_stays_short() -> None:

@@ -14,9 +14,9 @@ import pytest
 
 from app.web.race_stream import ANNOUNCE_EVERY_S
 from tests.support.deals import won_deal
-from tests.support.loops import run
 from tests.support.races import Stream, deal_cards, names_no_card
 from tests.support.servers import LiveServer, live_server
+from tests.support.store import run
 
 QUIET = {"TRIPEAKS_RATE_LIMITS": "false", "TRIPEAKS_ACCESS_LOG": "false"}
 
