@@ -314,7 +314,7 @@ def test_a_made_up_variant_word_is_refused_in_the_players_language(
     like any other the game cannot read, in the player's language (not the engine's English)."""
     response = client.post(path, data={"rules": "easy", "variants": ["sideways"]},
                            headers={"Accept-Language": "he"}, follow_redirects=False)
-    assert response.status_code == 422 and store._games == {}
+    assert response.status_code == 422 and store._games == {} and store._rooms == {}
     assert "המשחק אינו מבין את הבקשה הזו." in response.text
     assert "is not a variant" not in response.text and "sideways" not in response.text
 
