@@ -36,7 +36,10 @@ VOLUME ["/data"]
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=2 \
     CMD ["tripeaks-healthcheck"]
-CMD ["sh", "-c", "exec tripeaks serve --host 0.0.0.0 --port \"$TRIPEAKS_PORT\" --workers \"$TRIPEAKS_WORKERS\""]
+# Every open race page holds a connection (a file): the soft open-file limit is raised to the
+# hard one the engine gives (docker run --ulimit nofile=65536:65536, compose's ulimits:), since
+# the usual soft 1024 stops a server near a thousand streams.
+CMD ["sh", "-c", "ulimit -n \"$(ulimit -Hn)\" 2>/dev/null; exec tripeaks serve --host 0.0.0.0 --port \"$TRIPEAKS_PORT\" --workers \"$TRIPEAKS_WORKERS\""]
 
 # The dependencies first (with the redis extra, for rate limits shared by several servers), from
 # pyproject.toml and constraints.txt alone: this layer is kept until one of those two files

@@ -63,7 +63,7 @@ def data_disk() -> Iterator[tuple[Path, bool]]:
 
 def run_sqlite(seconds: float, seed: int) -> tuple[Figures, list[str]]:
     with data_disk() as (disk, can_fill):
-        soak = Soak(disk, {}, api_players=3, page_players=3, seed=seed, say=say)
+        soak = Soak(disk, {}, api_players=3, page_players=3, daily_players=1, held_streams=True, seed=seed, say=say)
         try:
             end = time.monotonic() + seconds
             while time.monotonic() < end:
@@ -90,7 +90,7 @@ def run_postgresql(seconds: float, seed: int) -> tuple[Figures, list[str]] | Non
     database.start()
     try:
         soak = Soak(root / "data", {"TRIPEAKS_DATABASE_URL": database.url}, server_count=2,
-                    api_players=3, page_players=3, seed=seed, say=say)
+                    api_players=3, page_players=3, daily_players=1, held_streams=True, seed=seed, say=say)
         try:
             end = time.monotonic() + seconds
             kills = 0

@@ -21,6 +21,12 @@ undo, new game when a game ends). Prints:
 
     .venv/bin/python bench/web.py [--players 50] [--seconds 5] [--rounds 5] [--think 250]
 
+With ``--against FOLDER``, instead: the server CPU of a move and of the trivial page in this
+checkout and in another one (main, exported), in the same run (issue 38's 5 % budget):
+
+    git archive main | tar -x -C /tmp/main
+    .venv/bin/python bench/web.py --against /tmp/main [--players 20] [--seconds 5] [--rounds 6]
+
 With ``--guard``, instead: the server CPU of a move as shipped and without each of the clever
 parts on its path (``bench/yardstick.py``: each put back to the plain way it replaced), and
 what each part saves as a share of a move (docs/performance.md, "The clever parts").
@@ -64,8 +70,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(database_url: str, data: str, without: str = "") -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
+def start_server(database_url: str, data: str, without: str = "", root: Path = ROOT,
+                 port: int | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    port = port or free_port()
     env = {
         **os.environ,
         "TRIPEAKS_BENCH_WITHOUT": without,  # bench/yardstick.py: the plain version of these parts
@@ -77,7 +84,7 @@ def start_server(database_url: str, data: str, without: str = "") -> tuple[subpr
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "bench.yardstick:create_app", "--factory",
          "--port", str(port), "--log-level", "warning", "--no-access-log"],
-        cwd=ROOT, env=env,
+        cwd=root, env=env,
     )
     url = f"http://127.0.0.1:{port}"
     for _ in range(200):
@@ -368,6 +375,53 @@ async def guard(args: argparse.Namespace) -> None:
                 process.wait(10)
 
 
+async def against(args: argparse.Namespace) -> None:
+    """Server CPU of a move and of the trivial page, this checkout against another one (``git
+    archive main | tar -x -C /tmp/main``): one server of each, their phases taken in turn each
+    round (the other order the next round), so a machine that speeds up or slows down meets both."""
+    roots = {"this": ROOT, "other": Path(args.against).resolve()}
+    ports = [int(p) for p in args.ports.split(",")] if args.ports else [0, 0]
+    with tempfile.TemporaryDirectory() as data:
+        servers = {}
+        try:
+            for (name, root), port in zip(roots.items(), ports, strict=True):
+                folder = Path(data) / name
+                folder.mkdir()
+                servers[name] = start_server(args.database_url or f"sqlite:///{folder}/bench.db", str(folder),
+                                             root=root, port=port or None)
+            async with httpx.AsyncClient() as probe:  # which code each serves: /devices is issue 38's
+                served = {n: (await probe.get(url + "/devices")).status_code for n, (_, url) in servers.items()}
+            players = {n: [Player(url, seed) for seed in range(args.players)] for n, (_, url) in servers.items()}
+            for name in roots:
+                await asyncio.gather(*(p.new_game() for p in players[name]))
+                await run(players[name], "move", 1, 0)  # warm up
+            print(f"against {roots['other']}: GET /devices {served}; {args.players} players, {args.rounds} rounds "
+                  f"of {args.seconds:.0f} s per phase; load average before {os.getloadavg()[0]:.2f}")
+            cpu: dict[tuple[str, str], list[float]] = {(n, w): [] for n in roots for w in ("move", "trivial")}
+            for round_ in range(args.rounds):
+                for name in (list(roots) if round_ % 2 == 0 else list(reversed(roots))):
+                    process = servers[name][0]
+                    for what in ("move", "trivial"):
+                        for p in players[name]:
+                            await p.client.aclose()
+                        used = cpu_seconds(process.pid)
+                        lat = await run(players[name], what, args.seconds, 0)
+                        cpu[(name, what)].append((cpu_seconds(process.pid) - used) / len(lat) * 1e6)
+            for what in ("move", "trivial"):
+                this, other = (statistics.median(cpu[(n, what)]) for n in roots)
+                ratios = [a / b for a, b in zip(cpu[("this", what)], cpu[("other", what)], strict=True)]
+                print(f"{what:8s}: server CPU this {this:5.0f} µs, other {other:5.0f} µs per request (medians); "
+                      f"this / other, the median of the rounds' ratios: {statistics.median(ratios):.3f} "
+                      f"(round by round: {', '.join(f'{r:.3f}' for r in ratios)})")
+            for each in players.values():
+                for p in each:
+                    await p.client.aclose()
+        finally:
+            for process, _ in servers.values():
+                process.terminate()
+                process.wait(10)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=50)
@@ -377,8 +431,11 @@ def main() -> None:
     parser.add_argument("--database-url", default="", help="the server's store (default: SQLite in a temporary folder, as shipped; memory:// for the engine alone)")
     parser.add_argument("--guard", action="store_true", help="instead: a move's server CPU with and without each "
                         "clever part on its path (bench/yardstick.py's PARTS)")
+    parser.add_argument("--against", default="", help="instead: a move's and the trivial page's server CPU, this "
+                        "checkout against the one in this folder (say main, exported with git archive)")
+    parser.add_argument("--ports", default="", help="with --against: the two servers' ports, this,other")
     args = parser.parse_args()
-    asyncio.run(guard(args) if args.guard else main_async(args))
+    asyncio.run(guard(args) if args.guard else against(args) if args.against else main_async(args))
 
 
 if __name__ == "__main__":

@@ -252,6 +252,9 @@
   document.addEventListener("htmx:config:request", function (event) {
     var ctx = event.detail && event.detail.ctx;
     if (!ctx) return;
+    // A live section's stream was asked for: static/race.js sets it up again only if not.
+    var source = ctx.sourceElement;
+    if (source && source.hasAttribute && source.hasAttribute("hx-sse:connect")) source._streamAsked = true;
     // Only cards fly: the answers that fill in a result box (hx-trigger="load") or a setting
     // swap without a transition, so they never queue in front of the player's next move.
     var id = targetId(ctx);
@@ -276,6 +279,27 @@
   document.addEventListener("htmx:before:request", function () { // the next action takes the mark away
     document.querySelectorAll("#peaks .refused").forEach(function (c) { c.classList.remove("refused"); });
   });
+  // Offline (issue 42): an action that cannot reach the server is answered at once by the
+  // page's own line (templates/base.html, in the page's language): nothing was done, the
+  // server's game is as it was. The line goes when a request goes through or the network is back.
+  // A 5xx (a proxy's 502 while a server restarts, the store away) swaps nothing (htmx-config's
+  // noSwap): the same line says the server did not answer.
+  function offline(shown, why) {
+    var note = $("offline-note");
+    if (!note) return;
+    var words = shown && note.getAttribute(why === "server" ? "data-server" : "data-offline");
+    if (words && note.textContent !== words) note.textContent = words;
+    if (note.hidden === shown) note.hidden = !shown;
+  }
+  document.addEventListener("htmx:error", function (event) {
+    var error = event.detail && event.detail.error;
+    if (!navigator.onLine || (error && error.name === "TypeError")) offline(true); // fetch failed: no network
+  });
+  document.addEventListener("htmx:after:request", function (event) {
+    var ctx = event.detail && event.detail.ctx;
+    if (ctx && ctx.response) offline(ctx.response.status >= 500, "server");
+  });
+  window.addEventListener("online", function () { offline(false); });
   // An answer that swapped nothing (or failed) lets the held screen go at once.
   document.addEventListener("htmx:finally:request", function () { if (early) hand(early, null); });
 
@@ -305,6 +329,10 @@
     if (result && !before.result) {
       var primary = result.querySelector(".button.primary");
       if (primary) { primary.focus(); return; }
+    }
+    if (before.whole && $("attempt-choice")) { // a game not dealt: the choice offered instead
+      $("attempt-choice").querySelector(".button.primary").focus();
+      return;
     }
     if (before.whole) {
       var first = rove();

@@ -1,6 +1,7 @@
 """Fixtures shared by several folders: an app on a memory store with TestClient browsers (web,
-i18n), the test PostgreSQL server with a schema of each test's own (store, security), and a
-private PostgreSQL cluster (security, chaos). A folder's conftest adds its own; helpers that
+i18n), the test PostgreSQL server with a schema of each test's own (store, security), a
+private PostgreSQL cluster (security, chaos), and the one Chromium of the process (browser,
+deploy). A folder's conftest adds its own; helpers that
 are not fixtures live in ``tests/support/``."""
 
 from __future__ import annotations
@@ -52,6 +53,16 @@ def pg_database(postgres_url: str) -> Iterator[str]:
     """A database URL whose tables live in a fresh schema, dropped after the test."""
     with fresh_schema(postgres_url) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """Debian's Chromium, one per test process: Playwright's sync API runs one at a time in a
+    thread, so the browser tests and the proxy test (run by the same xdist worker) share it."""
+    from tests.support.browser import launched_chromium
+
+    with launched_chromium() as chromium:
+        yield chromium
 
 
 @pytest.fixture

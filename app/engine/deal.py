@@ -36,8 +36,6 @@ DEAL_COUNT: Final = 26**7
 """Deal numbers run from 0 to ``DEAL_COUNT - 1`` (seven base-26 letters)."""
 
 TABLEAU_SIZE: Final = 28
-STOCK_SIZE: Final = 23
-"""The standard stock; the joker and the empty waste each add one card (:attr:`Deal.stock_size`)."""
 _MASK64: Final = (1 << 64) - 1
 
 
@@ -75,6 +73,10 @@ class Rules(enum.Enum):
 _RULE_LETTERS: Final = {"E": Rules.EASY, "C": Rules.CLASSIC, "N": Rules.EASY}
 _CODE: Final = r"TP1-([ECN])([A-Z]{0,8})-([A-Z]{7})"
 _WHOLE_CODE: Final = re.compile(_CODE)
+CODE_PATTERN: Final = r"^TP1-[ECN][DVHU]?O?W?J?T?-[A-Z]{7}$"
+"""A code as it is written (:meth:`GameCode.text`), for documents (the API's OpenAPI): the rules,
+at most one layout letter, the variant letters in their order, the deal. :meth:`GameCode.parse`
+reads more (any case, letters in any order, a link, a sentence)."""
 _CODE_IN_LINK: Final = re.compile(r"(?:^|[/=?#&])" + _CODE + r"(?=$|[/?#&])")
 _LINK: Final = re.compile(r"(?:https?://)?[^\s/]*(?:/[^\s]*)?")
 _CODE_IN_TEXT: Final = re.compile(r"(?<![A-Z0-9-])TP1-([ECN])([A-Z01]{0,8})-([A-Z01]{7})(?![A-Z0-9-])")

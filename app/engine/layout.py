@@ -9,7 +9,7 @@ right in a row; sets of positions are kept as masks (bit ``p`` is position ``p``
 game and the solver can test exposure with one ``&``.
 
 A :class:`Layout` is a frozen value; :data:`LAYOUTS` holds the five, three peaks (today's,
-the default) first. The module's constants (``POSITION_COUNT``, ``COVERED_BY``, ``PEAKS``
+the default) first. The module's constants (``POSITION_COUNT``, ``PEAK_MASKS``, ``exposed_mask``
 ...) are the three peaks'.
 """
 
@@ -96,10 +96,6 @@ class Layout:
         """How many cards the tableau holds."""
         return len(self.spots)
 
-    @property
-    def open_count(self) -> int:
-        return sum(spot.height == 0 for spot in self.spots)
-
     def exposed(self, removed: int) -> int:
         """The positions still on the board that no card covers, given the removed ones."""
         cached = self._exposed.get(removed)
@@ -116,6 +112,10 @@ class Layout:
     def peaks_cleared(self, removed: int) -> tuple[bool, ...]:
         """Which peaks have had all their cards removed."""
         return tuple(removed & mask == mask for mask in self.peak_masks)
+
+    def cleared_count(self, removed: int) -> int:
+        """How many peaks have had all their cards removed (what the peak bonus pays for)."""
+        return sum(removed & mask == mask for mask in self.peak_masks)
 
     def __str__(self) -> str:
         return self.word
@@ -250,26 +250,7 @@ def layout_named(word: str) -> Layout:
 
 POSITION_COUNT: Final = THREE_PEAKS.count
 POSITIONS: Final = range(POSITION_COUNT)
-ALL_POSITIONS_MASK: Final = THREE_PEAKS.all_mask
-
-ROWS: Final = THREE_PEAKS.rows
-"""The four rows, top (peak tops) to bottom."""
-
-ROW_NAMES: Final = THREE_PEAKS.row_names
-
-COVERED_BY: Final = THREE_PEAKS.covered_by
-"""``COVERED_BY[p]``: the positions of the cards that cover position ``p`` (none for the bottom row)."""
-
-COVERS: Final = THREE_PEAKS.covers
-"""``COVERS[p]``: the positions that the card at ``p`` covers (the inverse of ``COVERED_BY``)."""
-
-COVER_MASKS: Final = THREE_PEAKS.cover_masks
-
 PEAK_MASKS: Final = THREE_PEAKS.peak_masks
-PEAKS: Final[tuple[frozenset[int], ...]] = tuple(
-    frozenset(p for p in POSITIONS if mask >> p & 1) for mask in PEAK_MASKS
-)
-"""Left, middle and right peak, for the peak bonus (9, 9 and 10 positions)."""
 
 
 def row_of(position: int) -> int:

@@ -34,6 +34,8 @@ WILD: Final = 0
 waste)."""
 
 START_SCORE: Final = 500
+MOVE_COST: Final = 1
+"""What each removal and each draw costs, in the standard scoring."""
 PEAK_BONUS: Final = 100
 TRADITIONAL_DRAW_COST: Final = 5
 TRADITIONAL_PEAK_BONUS: Final = 15
@@ -101,7 +103,7 @@ def tableau_by_rank(code: GameCode) -> tuple[int, ...]:
 def standard_score(actions: int, peaks_cleared: int) -> int:
     """The standard score after ``actions`` removals and draws in effect with
     ``peaks_cleared`` peaks emptied (before the floor at 0, which play never reaches)."""
-    return START_SCORE - actions + PEAK_BONUS * peaks_cleared
+    return START_SCORE - MOVE_COST * actions + PEAK_BONUS * peaks_cleared
 
 
 def best_score(layout: Layout) -> int:

@@ -4,25 +4,49 @@ One row per player and day (``tp_daily``, schema step 4): the player's first gam
 day's deal. Begun on its day it is the player's *ranked attempt*; begun later it is *late*
 (shown in the player's own calendar, never ranked). Every save of its game while the day
 runs changes the row (:func:`progressed`): so an attempt still unfinished when the day
-ends is left as it was then. Its end (won or blocked) is final: an undo after a block
-plays on as practice. The order is :mod:`app.store.ranking`; the SQL
+ends is left as it was then. Its end (won or blocked, or ended by the player as it stands:
+:func:`stopped`) is final: an undo after a block plays on as practice. An attempt counts
+only once it has an action (:func:`counted`). The order is :mod:`app.store.ranking`; the SQL
 :mod:`app.store.database.daily_sql`; the memory store keeps the same rows.
+
+Where the rows begin: wherever the store deals a game of a day's deal (``create``, a race's
+seats), in the same transaction (:meth:`app.store.base.GameStore.know_days` tells it which
+codes are days' deals). While a ranked attempt is under way, no other game of its deal is
+dealt to its player (:class:`AttemptUnfinished`): they end it first, or play it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from app.engine import Game, Status
+from app.engine import Game, GameCode, Status
 from app.store.ranking import QUICK_GAP_S, Entry, board_key, plausible
 
 LEADERBOARD_SIZE: Final = 100
 UNRANKED_KEY: Final = 1 << 54
 """Every :func:`~app.store.ranking.board_key` from here up is not ranked (not plausible)."""
+
+
+DayOf = Callable[[GameCode], dt.date | None]
+"""Which day's deal a code is (``None``: no day's the store need know): the web layer's
+:func:`app.web.presentation.daily.days.deal_day`, handed to the store at start."""
+
+
+class AttemptUnfinished(ValueError):
+    """A new game of the day's deal for a player whose ranked attempt at it is under way: it
+    would be practice with the cards seen before the attempt ends. Nothing was dealt."""
+
+    def __init__(self, day: dt.date, game_id: str) -> None:
+        super().__init__(
+            "Your ranked attempt at today's daily deal is not finished: play it, or end it first."
+        )
+        self.day = day
+        self.game_id = game_id
+        """The attempt's game."""
 
 
 def day_end(day: dt.date) -> float:
@@ -55,38 +79,54 @@ class AttemptRow:
     started: float
     last_action: float | None
     at: float
+    stopped: bool = False
+    """Ended by its player before its game ended (:func:`stopped`): it counts as unfinished."""
+    peaks: int | None = None
+    """The peaks its game had cleared when the row last changed, a bit each (peak 0 the
+    lowest bit): the share text's marks are the attempt's, not its game's now. ``None`` in a
+    row kept before they were."""
 
 
 FIELDS: Final = tuple(f.name for f in dataclasses.fields(AttemptRow))
 
 
+def peaks_of(game: Game) -> int:
+    """The peaks ``game`` has cleared, a bit each (:attr:`AttemptRow.peaks`)."""
+    return sum(1 << i for i, cleared in enumerate(game.peaks_cleared) if cleared)
+
+
 def new_row(day: dt.date, player: str, game_id: str, game: Game, *, late: bool, now: float) -> AttemptRow:
-    """The row of a game that has just become the player's attempt (or late game) of ``day``.
-    A game that has ended already (a race's game of the deal, played before the daily page
-    was opened) is an attempt that has ended: as it ended."""
+    """The row of a game that has just become the player's attempt (or late game) of ``day``:
+    a game just dealt, as the store deals them. One with actions already (made before it
+    became the attempt) has intervals nobody saw: each counts as quicker than a person plays
+    (every action of an attempt counts for :func:`~app.store.ranking.plausible`); one that has
+    ended already is an attempt that has ended, as it ended."""
+    unseen = max(game.moves - 1, 0)
+    ended = game.status is not Status.PLAYING
+    won = game.status is Status.WON
+    seconds = game.ended_after if ended else None
     row = AttemptRow(
         day=day_text(day),
         player=player,
         game_id=game_id,
         code=game.code_text(),
         late=late,
-        ended=False,
-        won=False,
+        ended=ended,
+        won=won,
         score=game.score,
-        seconds=None,
+        seconds=seconds,
         hints=game.hints,
-        plausible=True,
-        gaps=0,
-        quick=0,
+        plausible=plausible(won=won, seconds=seconds, gaps=unseen, quick=unseen),
+        gaps=unseen,
+        quick=unseen,
         board_key=0,
         started=now,
-        last_action=None,
+        last_action=now if game.moves else None,
         at=now,
+        stopped=False,
+        peaks=peaks_of(game),
     )
-    row = dataclasses.replace(row, board_key=_key(row))
-    if game.status is not Status.PLAYING:
-        return progressed(row, game, now) or row
-    return row
+    return dataclasses.replace(row, board_key=_key(row))
 
 
 def _key(row: AttemptRow) -> int:
@@ -121,8 +161,18 @@ def progressed(row: AttemptRow, game: Game, now: float) -> AttemptRow | None:
         last_action=last_action,
         at=now,
         plausible=plausible(won=won, seconds=seconds, gaps=gaps, quick=quick),
+        peaks=peaks_of(game),
     )
     return dataclasses.replace(changed, board_key=_key(changed))
+
+
+def stopped(row: AttemptRow, now: float) -> AttemptRow | None:
+    """The row of a ranked attempt its player ends as it stands (to play the deal again as
+    practice); ``None`` when there is nothing to end (ended already, late, or its day over).
+    It counts from then on as unfinished, with the score and time of its last save."""
+    if row.ended or row.late or now >= day_end(dt.date.fromisoformat(row.day)):
+        return None
+    return dataclasses.replace(row, ended=True, stopped=True, at=now)
 
 
 # -- what the pages and the API read -----------------------------------------------------------
@@ -144,8 +194,10 @@ class Attempt(AttemptRow):
 
     @property
     def outcome(self) -> str:
-        """``won``, ``blocked`` or ``unfinished``."""
-        return "won" if self.won else "blocked" if self.ended else "unfinished"
+        """``won``, ``blocked`` or ``unfinished`` (ended by its player, or not ended)."""
+        if self.won:
+            return "won"
+        return "blocked" if self.ended and not self.stopped else "unfinished"
 
 
 def attempt_of(row: AttemptRow, name: str | None, rank: int | None = None) -> Attempt:
@@ -164,8 +216,9 @@ def numbered(rows: Iterable[tuple[AttemptRow, str | None]]) -> list[Attempt]:
 
 
 def counted(row: AttemptRow, over: bool) -> bool:
-    """Whether a day's attempt is on its leaderboard: ranked (not late), and ended or its day over."""
-    return not row.late and (row.ended or over)
+    """Whether a day's attempt is on its leaderboard: ranked (not late), with an action (doing
+    nothing never outranks trying), and ended or its day over."""
+    return not row.late and row.last_action is not None and (row.ended or over)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,11 +258,12 @@ def _runs(days: set[dt.date], today: dt.date) -> tuple[int, int]:
 
 
 def streaks(attempts: Iterable[Attempt], today: dt.date) -> Streaks:
-    """The player's streaks: days with a ranked attempt ended (won or blocked), and days won."""
+    """The player's streaks: days with a ranked attempt played and ended (won, blocked, or
+    ended by the player), and days won."""
     finished: set[dt.date] = set()
     won: set[dt.date] = set()
     for attempt in attempts:
-        if attempt.late or not attempt.ended:
+        if attempt.late or not attempt.ended or attempt.last_action is None:
             continue
         finished.add(attempt.date)
         if attempt.won:
@@ -217,3 +271,16 @@ def streaks(attempts: Iterable[Attempt], today: dt.date) -> Streaks:
     current, longest = _runs(finished, today)
     current_won, longest_won = _runs(won, today)
     return Streaks(current, longest, current_won, longest_won)
+
+
+def with_today(before: Streaks, attempt: Attempt | None) -> Streaks:
+    """:func:`streaks` of the player's attempts and today's one, from ``before``:
+    ``streaks(earlier attempts, today)`` (today not among them: their current runs end
+    yesterday) and today's ``attempt`` (``None``: none yet). A board that keeps what the days
+    before today gave (they no longer change) adds today's this way, without reading the
+    history again; ``tests/store/test_tables_store.py`` holds it equal to :func:`streaks`."""
+    if attempt is None or attempt.late or not attempt.ended or attempt.last_action is None:
+        return before
+    current = before.current + 1
+    current_won = before.current_won + 1 if attempt.won else before.current_won
+    return Streaks(current, max(before.longest, current), current_won, max(before.longest_won, current_won))

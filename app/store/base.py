@@ -31,8 +31,12 @@ from anyio import to_thread
 
 from app.engine import Game, GameCode, Rules, Variants
 from app.engine.layout import THREE_PEAKS, Layout
-from app.store.attempts import LEADERBOARD_SIZE, Attempt, Leaderboard, day_end
+from app.store.answers import KeptAnswers
+from app.store.attempts import LEADERBOARD_SIZE, Attempt, DayOf, Leaderboard, day_end
+from app.store.identity import Identities
+from app.store.paces import Mark
 from app.store.races import RaceRooms
+from app.store.tables import Tables
 
 T = TypeVar("T")
 
@@ -66,7 +70,7 @@ def owns(stored: StoredGame, owned_by: str | None) -> bool:
 DEFAULT_MAX_GAMES_PER_PLAYER: Final = 200
 
 
-class GameStore(RaceRooms, abc.ABC):
+class GameStore(RaceRooms, Tables, Identities, KeptAnswers, abc.ABC):
     """Games by id, and each player's current game. Thread-safe; every method is blocking.
 
     The ``a``-prefixed methods (:meth:`aget`, :meth:`aupdate`, :meth:`aread`)
@@ -78,19 +82,47 @@ class GameStore(RaceRooms, abc.ABC):
     max_games_per_player: int = DEFAULT_MAX_GAMES_PER_PLAYER
     """How many games one player keeps at most (0: no bound); see :meth:`create`."""
 
+    write_failure: str | None = None
+    """Why the store's latest write failed (:class:`StoreUnavailable`: a full disk, a database
+    away), or ``None``: it went through (or none failed yet). ``/readyz`` follows it."""
+
     local_reads: bool = False
     """Whether a read is a quick local call (memory, an SQLite file) that may be made on an
     event loop; not for a database server, whose reads wait on the network."""
 
+    _day_of: DayOf | None = None
+
     @abc.abstractmethod
-    def create(self, game: Game, owner: str | None) -> StoredGame:
+    def create(self, game: Game, owner: str | None, *, player: str | None = None) -> StoredGame:
         """Keep a new game; when ``owner`` is given it becomes that player's current game.
 
         When the owner then has more than :attr:`max_games_per_player` games, their oldest
         are removed (the ones not won first, never the new one), in the same transaction,
         each with its result recorded first (as idle cleanup does): records and statistics
         lose nothing. Games made without an owner (the JSON API) are not counted.
+
+        A game of a day's deal (:meth:`know_days`) is the game of that day of its ``owner``
+        (else of ``player``: the JSON API's games have no owner, but the cookie's player)
+        when they have none yet: their ranked attempt, or their late game of a past day, begun
+        in the same transaction (:meth:`begin_attempt`). While their ranked attempt at it is
+        under way, :class:`~app.store.attempts.AttemptUnfinished` is raised and nothing kept.
         """
+
+    def know_days(self, day_of: DayOf) -> None:
+        """From now on, tell days' deals by ``day_of`` (the app's lifespan hands it the
+        installation's, keyed with its secret): every deal of a game made here (:meth:`create`,
+        a race's seats) then begins the player's game of its day, the one place attempts begin."""
+        self._day_of = day_of
+
+    def dealt_day(self, code: GameCode) -> tuple[dt.date, bool] | None:
+        """The day whose deal ``code`` is, and whether that day is over (a game of it is
+        "late"), by the store's clock; ``None`` for any other deal. Quick once the day's deal
+        is found (the app finds today's at its start and each new day's just after midnight);
+        the first asking of a day not found yet runs the solver (tens of milliseconds)."""
+        day = self._day_of(code) if self._day_of is not None else None
+        if day is None:
+            return None
+        return day, self.day_over(day)
 
     @abc.abstractmethod
     def get(self, game_id: str) -> StoredGame | None:
@@ -212,7 +244,14 @@ class GameStore(RaceRooms, abc.ABC):
         """Make ``stored`` the player's game of ``day`` (``late``: begun after the day) unless
         they have one already; whether it is now. One per player and day, however many tabs
         or servers begin one at once. Every later save of the game while the day runs is
-        followed by the attempt (:func:`app.store.attempts.progressed`)."""
+        followed by the attempt (:func:`app.store.attempts.progressed`). The store does this
+        itself wherever it deals a game of a day's deal (:meth:`create`, a race's seats); this
+        is for a game dealt otherwise (its actions before, if any, count as quick)."""
+
+    @abc.abstractmethod
+    def end_attempt(self, day: dt.date, player: str) -> bool:
+        """End the player's ranked attempt of ``day`` as it stands (:func:`~app.store.attempts.stopped`),
+        so that they may practise the deal; whether there was one under way to end."""
 
     @abc.abstractmethod
     def attempt(self, day: dt.date, player: str) -> Attempt | None:
@@ -225,6 +264,11 @@ class GameStore(RaceRooms, abc.ABC):
     @abc.abstractmethod
     def player_days(self, player: str) -> list[Attempt]:
         """Every day's game of the player (ranked or late), the earliest day first."""
+
+    @abc.abstractmethod
+    def pace(self, game_id: str) -> list[Mark]:
+        """The pace of the daily attempt played in ``game_id``, action by action
+        (:mod:`app.store.paces`); empty for a game that is no attempt, or one kept before."""
 
     @abc.abstractmethod
     def cleanup_idle(self, older_than: dt.timedelta) -> int:

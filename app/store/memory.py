@@ -16,10 +16,12 @@ from typing import TypeVar
 
 from app.engine import Game, GameCode, Status
 from app.engine.state import game_from_state, state_of
+from app.store.answers import ANSWER_LIFETIME_S, MemoryAnswers
 from app.store.attempts import (
     LEADERBOARD_SIZE,
     Attempt,
     AttemptRow,
+    AttemptUnfinished,
     Leaderboard,
     attempt_of,
     counted,
@@ -27,6 +29,7 @@ from app.store.attempts import (
     new_row,
     numbered,
     progressed,
+    stopped,
 )
 from app.store.base import (
     DEFAULT_MAX_GAMES_PER_PLAYER,
@@ -40,9 +43,13 @@ from app.store.base import (
     new_game_id,
     owns,
 )
-from app.store.deals import DealRow, to_record
+from app.store.deal_records import DealRow, to_record
+from app.store.identity_memory import MemoryIdentities
+from app.store.paces import Mark, mark_of
 from app.store.race_memory import MemoryRaces
+from app.store.races import AttemptUnderway
 from app.store.results import kind_letters, recorded, stats_by_kind
+from app.store.tables_memory import MemoryTables
 
 T = TypeVar("T")
 
@@ -69,7 +76,7 @@ class _Result:
     seq: int
 
 
-class MemoryStore(MemoryRaces, GameStore):
+class MemoryStore(MemoryRaces, MemoryTables, MemoryIdentities, MemoryAnswers, GameStore):
     local_reads = True  # nothing here waits on I/O: an event loop may call it directly
 
     def __init__(
@@ -88,14 +95,22 @@ class MemoryStore(MemoryRaces, GameStore):
         self._deals: dict[str, DealRow] = {}
         self._daily: dict[tuple[str, str], AttemptRow] = {}
         self._daily_games: dict[str, tuple[str, str]] = {}
+        self._paces: dict[str, list[Mark]] = {}
         self._rooms = {}
         self._room_of_game = {}
+        self._identity_tables()
+        self._table_tables()
+        self._answer_tables()
 
     # -- games ----------------------------------------------------------------------------
 
-    def create(self, game: Game, owner: str | None) -> StoredGame:
+    def create(self, game: Game, owner: str | None, *, player: str | None = None) -> StoredGame:
         game_id = new_game_id()
+        who = owner or player
+        dealt = self.dealt_day(game.code) if who is not None else None
         with self._lock:
+            if who is not None and dealt is not None:
+                self._deal_day(dealt, who, game_id, game)
             self._games[game_id] = _Row(owner, state_of(game), 1, next(self._seq), self._clock(), game.status)
             if owner is not None:
                 self._make_current(owner, game_id)
@@ -104,9 +119,27 @@ class MemoryStore(MemoryRaces, GameStore):
 
     def _new_game(self, game: Game, owner: str, game_id: str) -> None:
         """A racer's game (the lock held): as :meth:`create`, with the id the race chose."""
+        dealt = self.dealt_day(game.code)
+        if dealt is not None:
+            try:
+                self._deal_day(dealt, owner, game_id, game)
+            except AttemptUnfinished as refused:
+                raise AttemptUnderway(refused.day, refused.game_id) from None
         self._games[game_id] = _Row(owner, state_of(game), 1, next(self._seq), self._clock(), game.status)
         self._make_current(owner, game_id)
         self._bound(owner, game_id)
+
+    def _deal_day(self, dealt: tuple[dt.date, bool], player: str, game_id: str, game: Game) -> None:
+        """A game of a day's deal about to be kept (the lock held): the player's game of that
+        day if they have none; refused while their ranked attempt at it is under way."""
+        day, late = dealt
+        key = (day_text(day), player)
+        row = self._daily.get(key)
+        if row is None:
+            self._daily[key] = new_row(day, player, game_id, game, late=late, now=self._clock())
+            self._daily_games[game_id] = key
+        elif not row.late and not row.ended and row.game_id in self._games:
+            raise AttemptUnfinished(day, row.game_id)
 
     def _game(self, game_id: str) -> Game | None:
         row = self._games.get(game_id)
@@ -289,12 +322,25 @@ class MemoryStore(MemoryRaces, GameStore):
             self._daily_games[stored.id] = key
             return True
 
+    def end_attempt(self, day: dt.date, player: str) -> bool:
+        with self._lock:
+            key = (day_text(day), player)
+            row = self._daily.get(key)
+            ended = stopped(row, self._clock()) if row is not None else None
+            if ended is not None:
+                self._daily[key] = ended
+            return ended is not None
+
     def _progress(self, game_id: str, game: Game) -> None:
         key = self._daily_games.get(game_id)
         if key is not None:
-            changed = progressed(self._daily[key], game, self._clock())
+            old, now = self._daily[key], self._clock()
+            changed = progressed(old, game, now)
             if changed is not None:
                 self._daily[key] = changed
+                mark = mark_of(old, changed, game, now)
+                if mark is not None:
+                    self._paces.setdefault(game_id, []).append(mark)
 
     def _ordered(self, day: dt.date, over: bool) -> list[AttemptRow]:
         text = day_text(day)
@@ -328,9 +374,14 @@ class MemoryStore(MemoryRaces, GameStore):
             mine = [r for (_, p), r in self._daily.items() if p == player]
         return [attempt_of(r, None) for r in sorted(mine, key=lambda r: r.day)]
 
+    def pace(self, game_id: str) -> list[Mark]:
+        with self._lock:
+            return list(self._paces.get(game_id, ()))
+
     # -- cleanup --------------------------------------------------------------------------
 
     def cleanup_idle(self, older_than: dt.timedelta) -> int:
+        self.forget_answers(self._clock() - ANSWER_LIFETIME_S)
         with self._lock:
             cutoff = self._clock() - older_than.total_seconds()
             idle = [

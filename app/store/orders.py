@@ -181,6 +181,12 @@ class DayOrders:
                 if order.board is not None and any(row.player == player for row in order.board):
                     order.drop_board()
 
+    def forget(self, day: str) -> None:
+        """Drop both views of ``day`` (attempts moved or removed): the next reader loads them."""
+        with self._lock:
+            for over in (False, True):
+                self._orders.pop((day, over), None)
+
     def apply(self, old: AttemptRow, new: AttemptRow) -> None:
         """A committed change of one attempt, into every view held of its day."""
         with self._lock:

@@ -11,22 +11,19 @@ from dataclasses import dataclass, field
 from app.engine import Game, GameCode
 from app.store.races import (
     COUNTDOWN_S,
-    MAX_OPEN_ROOMS,
-    MAX_RACERS,
     ROOM_IDLE_S,
-    NotNow,
-    NotTheMaker,
     Race,
-    RaceFull,
     Racer,
     RaceRooms,
-    RaceStatus,
-    RaceUnderway,
-    TooManyRooms,
     UnknownRace,
     new_race_game_id,
     new_race_id,
+    racers_again,
+    refuse_joining,
     refuse_leaving,
+    refuse_making,
+    refuse_racing_again,
+    refuse_starting,
 )
 
 
@@ -80,7 +77,7 @@ class MemoryRaces(RaceRooms):
                     game_id=taken.game_id, joined=taken.joined, seen=taken.seen,
                     game_status=game.status, score=game.score, cards_left=game.cards_left(),
                     stock_left=game.stock_count, started_at=game.started_at,
-                    ended_after=game.ended_after, left_at=taken.left_at,
+                    ended_after=game.ended_after, left_at=taken.left_at, hints=game.hints,
                 )
             )
         return Race(
@@ -107,8 +104,7 @@ class MemoryRaces(RaceRooms):
         with self._lock:
             now = self._clock()
             mine = [r for r in self._rooms.values() if r.maker == maker and r.updated >= now - ROOM_IDLE_S]
-            if len(mine) >= MAX_OPEN_ROOMS:
-                raise TooManyRooms()
+            refuse_making(len(mine))
             race_id = new_race_id()
             room = self._rooms[race_id] = _Room(maker, code.text(), now, now)
             self._seat(race_id, room, maker)
@@ -136,30 +132,22 @@ class MemoryRaces(RaceRooms):
             mine = race.racer(player)
             if mine is not None:
                 return mine.game_id
-            if race.status(now) is not RaceStatus.LOBBY:
-                raise RaceUnderway()
-            if len(room.seats) >= MAX_RACERS:
-                raise RaceFull()
+            refuse_joining(race, now)
             return self._seat(race_id, room, player)
 
     def start_race(self, race_id: str, player: str, now: float) -> Race:
         with self._lock:
             room = self._room(race_id)
-            if room.maker != player:
-                raise NotTheMaker()
-            if room.starts is not None:
-                raise NotNow("This race has started already.")
+            refuse_starting(self._view(race_id, room), player)
             room.starts, room.updated = now + COUNTDOWN_S, self._clock()
             return self._view(race_id, room)
 
     def race_again(self, race_id: str, player: str, code: GameCode, now: float) -> Race:
         with self._lock:
             room = self._room(race_id)
-            if room.maker != player:
-                raise NotTheMaker()
-            if self._view(race_id, room).status(now) is not RaceStatus.FINISHED:
-                raise NotNow("This race is not finished yet.")
-            before = [seat.player for seat in room.seats]
+            race = self._view(race_id, room)
+            refuse_racing_again(race, player, now)
+            before = racers_again(race, now)
             room.code, room.round, room.seats = code.text(), room.round + 1, []
             room.starts = room.ended = None
             for racer in before:

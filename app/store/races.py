@@ -8,7 +8,8 @@ lobby) and when it was seen to finish; everything else (who is playing, who won,
 order of finish) is read from the racers' games, so a server restart loses nothing.
 
 This module holds the values, the pure rules (the status of a race at a moment, the order
-of finish through :mod:`app.store.ranking`) and the interface every store implements
+of finish through :mod:`app.store.ranking`, and whether a make, a join, a start, a move, a
+leave or a race-again is allowed: the ``refuse_*`` functions) and the interface every store implements
 (:class:`RaceRooms`); :mod:`app.store.database.race_sql` and :mod:`app.store.race_memory` keep them.
 """
 
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from app.engine import GameCode, Status
+from app.store.attempts import AttemptUnfinished
 from app.store.ranking import Entry, standings
 
 MAX_RACERS: Final = 8
@@ -74,44 +76,59 @@ class RacerStatus(enum.Enum):
 
 class RaceRefused(ValueError):
     """A race action the room does not allow now; the message says why (in English: the web
-    says it in the player's language by its kind)."""
+    says it in the player's language by its kind), ``code`` names it for the JSON API."""
+
+    code = "race_not_now"
 
 
 class UnknownRace(RaceRefused):
+    code = "no_such_race"
+
     def __init__(self) -> None:
         super().__init__("No such race")
 
 
 class RaceFull(RaceRefused):
+    code = "race_full"
+
     def __init__(self) -> None:
         super().__init__("This race is full: eight racers at most.")
 
 
 class RaceUnderway(RaceRefused):
+    code = "race_underway"
+
     def __init__(self) -> None:
         super().__init__("This race has started: it can no longer be joined.")
 
 
 class NotTheMaker(RaceRefused):
+    code = "not_the_maker"
+
     def __init__(self) -> None:
         super().__init__("Only the one who made this race can do that.")
 
 
 class NotNow(RaceRefused):
     """Start when not in the lobby, race again before the finish, a move before the deal or
-    after the finish: the message says which (:data:`NOT_NOW`)."""
+    after the finish: the message says which, and ``code`` where the API tells them apart."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
 
 
-NOT_NOW: Final = (
-    "This race has started already.",
-    "This race is not finished yet.",
-    "The race has not started yet: wait for the deal.",
-    "This race is over.",
-)
-"""The messages :class:`NotNow` carries."""
+class AttemptUnderway(RaceRefused, AttemptUnfinished):
+    """A seat on the day's deal for a racer whose ranked attempt at it is under way (a race
+    of it would be practice with its cards seen): nothing dealt."""
+
+    code = "attempt_unfinished"
 
 
 class TooManyRooms(RaceRefused):
+    code = "too_many_races"
+
     def __init__(self) -> None:
         super().__init__("You have five open races already: race in one of them.")
 
@@ -137,6 +154,8 @@ class Racer:
     ended_after: float | None
     left_at: float | None = None
     """When they left with "Leave the race" (``None``: they did not, or came back since)."""
+    hints: int = 0
+    """Hints their game has used (the game's own count)."""
 
     @property
     def ended_at(self) -> float | None:
@@ -273,8 +292,9 @@ class RaceRooms(abc.ABC):
 
     @abc.abstractmethod
     def race_again(self, race_id: str, player: str, code: GameCode, now: float) -> Race:
-        """The maker deals ``code`` as the next round, to the same racers (a new game each), in
-        the lobby. :class:`NotNow` before the race is finished."""
+        """The maker deals ``code`` as the next round, to the racers who have not left
+        (:func:`racers_again`; a new game each), in the lobby. :class:`NotNow` before the race
+        is finished."""
 
     @abc.abstractmethod
     def settle_race(self, race_id: str, ended: float) -> None:
@@ -284,6 +304,13 @@ class RaceRooms(abc.ABC):
     def see_racer(self, race_id: str, player: str, now: float, *, back: bool = False) -> None:
         """The racer's page is connected now (they are not gone); ``back``: it has just
         opened, so a racer who left is back."""
+
+    def see_racers(self, seen: dict[str, list[str]], now: float) -> None:
+        """Every racer in ``seen`` (race id → players) is connected now: one write for them all
+        (the streams' presence marks, batched by each server every 15 s)."""
+        for race_id, players in seen.items():
+            for player in players:
+                self.see_racer(race_id, player, now)
 
     @abc.abstractmethod
     def leave_race(self, race_id: str, player: str, now: float) -> None:
@@ -297,6 +324,57 @@ class RaceRooms(abc.ABC):
         stay, as ordinary games."""
 
 
+# -- the race's rules: whether an action is allowed, each once ----------------------------------
+# Both stores (race_memory.py, database/race_sql.py) and the routes (through
+# app/web/race_changes.py) ask these; each raises the refusal, with the message that says why.
+
+
+def refuse_making(open_rooms: int) -> None:
+    """:class:`TooManyRooms` when the maker has :data:`MAX_OPEN_ROOMS` open rooms already."""
+    if open_rooms >= MAX_OPEN_ROOMS:
+        raise TooManyRooms()
+
+
+def refuse_joining(race: Race, now: float) -> None:
+    """A new racer joins in the lobby only (:class:`RaceUnderway`), while a seat is free
+    (:class:`RaceFull`). A racer already seated is answered their game before this is asked."""
+    if race.status(now) is not RaceStatus.LOBBY:
+        raise RaceUnderway()
+    if len(race.racers) >= MAX_RACERS:
+        raise RaceFull()
+
+
+def may_join(race: Race, now: float) -> bool:
+    """Whether a new racer may join now (the page's "Join" button): :func:`refuse_joining`'s rule."""
+    try:
+        refuse_joining(race, now)
+    except RaceRefused:
+        return False
+    return True
+
+
+def refuse_starting(race: Race, player: str) -> None:
+    """The maker alone starts the countdown (:class:`NotTheMaker`), once (:class:`NotNow`)."""
+    if race.maker != player:
+        raise NotTheMaker()
+    if race.starts is not None:
+        raise NotNow("This race has started already.")
+
+
+def refuse_moving(race: Race, game_id: str, now: float) -> None:
+    """A racer's game moves only while its race runs, and not once its racer has left it
+    ("Leave the race"; opening the race's page again brings them back): :class:`NotNow`."""
+    status = race.status(now)
+    racer = race.racer_of_game(game_id)
+    if status is RaceStatus.RUNNING and racer is not None and racer.left_at is not None:
+        raise NotNow("You left this race: open its page to come back.", "race_left")
+    if status is RaceStatus.RUNNING:
+        return
+    if status is RaceStatus.FINISHED:
+        raise NotNow("This race is over.", "race_over")
+    raise NotNow("The race has not started yet: wait for the deal.", "race_not_started")
+
+
 def refuse_leaving(race: Race, now: float) -> None:
     """:class:`NotNow` unless the race is running: a racer leaves a race under way."""
     status = race.status(now)
@@ -306,6 +384,26 @@ def refuse_leaving(race: Race, now: float) -> None:
         raise NotNow("The race has not started yet: wait for the deal.")
 
 
-def racer_name(racer: Racer) -> tuple[str | None, int]:
-    """The racer's display name, and the number of "Player N" when they have none."""
-    return racer.name, racer.seat + 1
+def refuse_unfinished(race: Race, now: float) -> None:
+    """:class:`NotNow` until the race is finished: the next round comes after this one (the
+    page asks this before it looks for the next deal)."""
+    if race.status(now) is not RaceStatus.FINISHED:
+        raise NotNow("This race is not finished yet.")
+
+
+def racers_again(race: Race, now: float) -> list[str]:
+    """Who "Race again" seats in the next round, in their seats' order: the maker, and every
+    racer who has not left (a racer gone by "Leave the race", or whose page has been away for
+    :data:`GONE_AFTER_S`, is not brought back; they may join the new round by its link)."""
+    return [
+        r.player
+        for r in sorted(race.racers, key=lambda r: r.seat)
+        if r.player == race.maker or r.gone_at(now) is None
+    ]
+
+
+def refuse_racing_again(race: Race, player: str, now: float) -> None:
+    """"Race again": the maker alone (:class:`NotTheMaker`), once the race is finished."""
+    if race.maker != player:
+        raise NotTheMaker()
+    refuse_unfinished(race, now)

@@ -14,7 +14,7 @@ from app.engine import STANDARD, Game, GameCode, Rules, Variants
 from app.engine.layout import LAYOUT_LETTERS, LAYOUTS, THREE_PEAKS, Layout
 from app.engine.line import Line
 from app.store.base import GameResult, PlayerStats
-from app.store.deals import DealRow, epoch_to_datetime, merge
+from app.store.deal_records import DealRow, epoch_to_datetime, merge
 
 
 def streaks(won_in_order: list[bool]) -> tuple[int, int]:
@@ -127,7 +127,7 @@ def recorded(
     recorded result); else ``None``. The one place both backends record a result.
 
     Only then is the deal's record asked for: ``deal(code)`` gives its row (the SQL store
-    loads and locks it), into which this counts the result (:func:`app.store.deals.merge`);
+    loads and locks it), into which this counts the result (:func:`app.store.deal_records.merge`);
     the caller writes the row and the result back. Nothing else is read or changed.
     """
     if game.moves == 0:  # no move made: nothing to record

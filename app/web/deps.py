@@ -80,7 +80,10 @@ def path_id(parameter: str, rule: re.Pattern[str] = TOKEN, missing: str = "Not F
     async def read(**values: str) -> str:
         return checked_id(values[parameter], rule, missing)
 
-    described = Path(description=f"An id: {rule.pattern}; anything else is 404")
+    described = Path(
+        description=f"An id: {rule.pattern}; anything else is 404",
+        json_schema_extra={"pattern": f"^{rule.pattern}$"},
+    )
     read.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [inspect.Parameter(parameter, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[str, described])]
     )
@@ -91,6 +94,12 @@ def path_id(parameter: str, rule: re.Pattern[str] = TOKEN, missing: str = "Not F
 GAME_ID: Final = TOKEN
 GameIdPath = path_id("game_id", GAME_ID, "No such game")
 """A game id from the path: 404 "No such game" for one that cannot exist."""
+
+TABLE_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,40}")
+TableIdPath = path_id("table_id", TABLE_ID, "No such table of yours")
+"""A table of friends' id from the path (``app.store.tables.new_table_id``)."""
+MemberIdPath = path_id("member_id", TABLE_ID, "No such member of this table")
+"""A membership's id from the path (``app.store.tables.new_member_id``)."""
 
 RACE_ID: Final = re.compile(r"[A-Za-z0-9_-]{12}")
 RaceIdPath = path_id("race_id", RACE_ID, "No such race")

@@ -14,6 +14,7 @@ from typing import Final
 
 from fastapi import Request, Response
 
+from app.engine import Game, GameCode
 from app.store import GameStore, StoredGame
 from app.web.deps import GAME_ID
 from app.web.middleware.player_cookie import read_cookies
@@ -45,3 +46,16 @@ def left_game(request: Request, store: GameStore, player: str, current: StoredGa
     if stored is None or stored.owner != player or not under_way(stored):
         return None
     return stored
+
+
+def deal_for(store: GameStore, player: str, code: GameCode) -> tuple[StoredGame, StoredGame | None]:
+    """The player's own game of this deal (the current game if it is one, else the latest), or a
+    fresh deal of it; it becomes the current game. Second: the game this left, if any."""
+    current = store.current(player)
+    if current is not None and current.game.code == code:
+        return current, None
+    stored = store.find(player, code)
+    if stored is None:
+        return store.create(Game(code), player), current
+    store.set_current(player, stored.id)
+    return stored, current

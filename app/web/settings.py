@@ -68,10 +68,12 @@ class Settings(BaseSettings):
     ``"60/minute"`` or ``"20/second;600/minute"`` (all must hold), or ``"off"``."""
 
     rate_limit_new_games: str = "60/minute"
-    """Games dealt by ``POST /new``, ``/games/{id}/restart`` and ``/api/games``, per client address."""
+    """Games dealt by ``POST /new``, ``/games/{id}/restart``, ``/api/games``, ``/daily/{day}``
+    and a race's (``/races``, its join and "race again"), per client address."""
 
     rate_limit_pages: str = "300/minute"
-    """``GET /`` and ``GET /g/{code}`` (either may deal a game), per client address."""
+    """``GET /``, ``GET /g/{code}`` and ``GET /daily/…`` (each may deal a game or find a day's
+    deal), and the reviews, per client address."""
 
     rate_limit_actions: str = "600/minute"
     """Moves and other state changes (any other POST or PUT), per player (cookie), or per
@@ -90,8 +92,34 @@ class Settings(BaseSettings):
     the one server."""
     race_streams_per_player: int = Field(default=4, ge=1, le=100)
     """Live race pages (streams) one player may have open on one server at once."""
-    race_streams_per_server: int = Field(default=2000, ge=1)
-    """Live race streams one server keeps open at most (each a task and a few kilobytes)."""
+    race_streams_per_address: int = Field(default=40, ge=1)
+    """Live race streams one client address may have open on one server at once (behind a
+    trusted proxy, the address it forwards): a player is a cookie, and cookies cost nothing.
+    40 leaves room for a class of racers behind one NAT."""
+    race_streams_per_server: int = Field(default=10_000, ge=1)
+    """Live race streams one server keeps open at most (each about 17 KiB and an open file;
+    docs/deploy.md, "How many streams a server"); lowered at start to what the process's
+    open-file limit allows (:func:`app.web.race_stream.bound_by_open_files`)."""
+    ghost_pace: float = Field(default=1.0, gt=0, le=100)
+    """How many times faster than it was played a run to beat ("Race this run") moves: 1, its
+    own pace; tests take it faster (the offsets sent are the recorded ones whatever it is)."""
+    rate_limit_codes: str = "10/minute;100/hour"
+    """Link codes tried (``POST /link``, ``/api/link``) and passkey sign-ins begun, per client
+    address (docs/security.md works out what a guesser can do at these limits)."""
+    rate_limit_codes_everyone: str = "300/minute"
+    """The same, for the whole installation (with Redis counters; else for each server)."""
+    rate_limit_recovery: str = "5/minute;30/hour"
+    """Recovery codes tried or made (each is a slow hash, scrypt), per client address."""
+    rate_limit_recovery_everyone: str = "60/minute"
+    """The same, for the whole installation (with Redis counters; else for each server)."""
+    public_url: str | None = None
+    """The address players reach the game at (``https://tripeaks.example``): the links and QR
+    codes of link codes, and the passkeys' relying party (its host) and origin. Unset: the
+    address each request came to, and passkeys work only on ``http://localhost``
+    (docs/deploy.md)."""
+    sign_out_refresh_s: float = Field(default=10.0, gt=0, le=15)
+    """How often each server reads the devices signed out on the others: a signed-out browser
+    is a new player on every server within this and a request (at most 15 s: within 30 s)."""
     rate_limit_storage: str = "memory://"
     """Where the counters live: ``memory://`` (per process: with N workers a client gets up to
     N times the limits) or ``redis://host:port`` (shared; needs the ``redis`` package)."""
@@ -102,6 +130,10 @@ class Settings(BaseSettings):
         "rate_limit_actions",
         "rate_limit_hints",
         "rate_limit_actions_per_address",
+        "rate_limit_codes",
+        "rate_limit_codes_everyone",
+        "rate_limit_recovery",
+        "rate_limit_recovery_everyone",
     )
     @classmethod
     def _limit(cls, value: str) -> str:
@@ -109,6 +141,18 @@ class Settings(BaseSettings):
 
         parse_limits(value)  # raises ValueError, reported with the setting's name
         return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        from urllib.parse import urlsplit
+
+        if not value:
+            return None
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"not an address: {value!r} (write, say, https://tripeaks.example)")
+        return f"{parts.scheme}://{parts.netloc}"
 
     @property
     def metrics_on(self) -> bool:

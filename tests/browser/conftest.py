@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import shutil
+import re
 from collections.abc import Iterator
-from pathlib import Path
+from typing import Any, Final
 
 import pytest
 
-from tests.support.browser import CHROMIUM, DESKTOP
+from tests.support.browser import DESKTOP
 from tests.support.servers import live_server as serve
 
 
@@ -30,24 +30,57 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield server.url
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
-    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
-        pytest.skip(f"Chromium not found at {CHROMIUM}: install Debian's chromium (.ci/run does)")
-    from playwright.sync_api import sync_playwright
+class Faults:
+    """What went wrong in a page, as its browser saw it: script errors, console errors (a style or
+    script the Content-Security-Policy refused among them), failed requests and answers of 400 or
+    more. A test that causes one on purpose (a refused move's 409, an offline fetch) declares it
+    with :meth:`expect` (a regular expression it matches); every other one fails the test."""
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-gpu"],
-        )
-        yield chromium
-        chromium.close()
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.expected: list[re.Pattern[str]] = []
+
+    def add(self, text: str) -> None:
+        self.seen.append(text)
+
+    def expect(self, *patterns: str) -> None:
+        self.expected.extend(re.compile(p) for p in patterns)
+
+    def unexpected(self) -> list[str]:
+        return [text for text in self.seen if not any(p.search(text) for p in self.expected)]
+
+
+IGNORED_FAILURES: Final = ("net::ERR_ABORTED",)
+"""A request the page itself gave up (a navigation away while it ran, an event stream closed by
+leaving the page): not a fault."""
+
+
+def watch(page: Any, faults: Faults) -> None:
+    page.on("pageerror", lambda error: faults.add(f"pageerror: {error}"))
+    page.on(
+        "console",
+        lambda message: faults.add(f"console {message.type}: {message.text} at {message.location.get('url', '')}")
+        if message.type == "error" or "Content Security Policy" in message.text
+        else None,
+    )
+    page.on(
+        "requestfailed",
+        lambda request: None
+        if (request.failure or "") in IGNORED_FAILURES
+        else faults.add(f"requestfailed {request.method} {request.url}: {request.failure}"),
+    )
+    page.on(
+        "response",
+        lambda response: faults.add(f"response {response.status} {response.request.method} {response.url}")
+        if response.status >= 400
+        else None,
+    )
 
 
 @pytest.fixture
 def new_page(browser, live_server):  # type: ignore[no-untyped-def]
-    """Make pages in fresh browser contexts (each its own cookies); closed after the test."""
+    """Make pages in fresh browser contexts (each its own cookies); closed after the test, which
+    fails on any fault its pages saw (:class:`Faults`) that it did not declare (``page.faults.expect``)."""
     contexts = []
 
     def make(viewport: dict[str, int] = DESKTOP, **options):  # type: ignore[no-untyped-def]
@@ -55,9 +88,10 @@ def new_page(browser, live_server):  # type: ignore[no-untyped-def]
         context.set_default_timeout(10_000)
         contexts.append(context)
         page = context.new_page()
-        errors: list[str] = []
+        page.faults = Faults()
+        watch(page, page.faults)
+        errors: list[str] = []  # script errors and refused styles or scripts alone, as tests read them
         page.on("pageerror", lambda error: errors.append(str(error)))
-        # A script or style the Content-Security-Policy blocks is a bug: record it.
         page.on(
             "console",
             lambda message: errors.append(message.text) if "Content Security Policy" in message.text else None,
@@ -66,7 +100,11 @@ def new_page(browser, live_server):  # type: ignore[no-untyped-def]
         return page
 
     yield make
+    found = []
     for context in contexts:
         for page in context.pages:
-            assert not [e for e in page.js_errors if "Content Security Policy" in e], page.js_errors
+            faults = getattr(page, "faults", None)
+            if faults is not None:
+                found.extend(faults.unexpected())
         context.close()
+    assert not found, "the browser saw faults the test did not expect:\n" + "\n".join(found)

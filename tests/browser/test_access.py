@@ -13,12 +13,13 @@ from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Game, GameCode, Rules
 from app.engine.rules import PEAK_BONUS
-from app.web.presentation.layouts import tableau_order
+from app.web.presentation.layouts_on_page import tableau_order
 from tests.support.browser import (
     BROWSER_LOCALES,
     DESKTOP,
     MID_CODE,
     PHONE,
+    REFUSED_MOVES,
     STATES,
     VIEWS,
     card_name,
@@ -26,6 +27,7 @@ from tests.support.browser import (
     play_by_keys,
     play_line_by_keys,
     reach,
+    refusal,
     run_axe,
     says,
     settle,
@@ -60,6 +62,7 @@ def test_axe_finds_nothing_in_any_state_page_or_language(new_page) -> None:  # t
     for lang, locale in BROWSER_LOCALES.items():
         for viewport in (DESKTOP, PHONE):
             page = new_page(viewport=viewport, locale=locale)
+            page.faults.expect(*refusal(400, "GET", "/g/TP1-X-BAD"))  # the bad code's page, on purpose
             for state in STATES:
                 if viewport is PHONE and state in ("start", "mid"):
                     continue  # the phone looks at the ended games and the window
@@ -99,6 +102,7 @@ def test_the_other_pages_texts_have_contrast_too(new_page, scheme: str) -> None:
     for lang in ("en", "he"):
         for viewport in (DESKTOP, PHONE):
             page = new_page(viewport=viewport, locale=BROWSER_LOCALES[lang], bypass_csp=True, color_scheme=scheme)
+            page.faults.expect(*refusal(400, "GET", "/g/TP1-X-BAD"))  # the bad code's page, on purpose
             for path in ("/stats", "/how-to-play", "/new", "/g/TP1-X-BAD"):
                 page.goto(path)
                 settle(page)
@@ -157,7 +161,7 @@ def test_the_board_is_one_tab_stop_and_the_skip_link_leads_to_it(new_page) -> No
     page = new_page()
     reach(page, "start")
     page.keyboard.press("Tab")
-    assert focused(page) == "A" and page.evaluate("document.activeElement.className") == "skip-link"
+    assert focused(page) == "skip-link" and page.evaluate("document.activeElement.className") == "skip-link"
     expect(page.locator(".skip-link")).to_be_in_viewport()
     page.keyboard.press("Enter")
     board_focused(page)
@@ -214,6 +218,7 @@ def test_arrow_up_reaches_a_card_the_move_turned_face_up(new_page) -> None:  # t
 
 def test_space_on_a_card_plays_it_and_focus_goes_to_the_nearest_card(new_page) -> None:  # type: ignore[no-untyped-def]
     page = new_page()
+    page.faults.expect(*REFUSED_MOVES)  # the refused moves, on purpose
     page.goto(f"/g/{MID_CODE}")
     if page.locator("#moves").inner_text() != "0":
         page.click("#restart")
@@ -240,6 +245,8 @@ def test_space_on_a_card_plays_it_and_focus_goes_to_the_nearest_card(new_page) -
 def test_focus_after_each_action(new_page) -> None:  # type: ignore[no-untyped-def]
     """docs/accessibility.md, "Where focus goes": each row of its table."""
     page = new_page()
+    page.faults.expect(*REFUSED_MOVES)  # the refused moves, on purpose
+    page.faults.expect(*refusal(400, "POST", "/new"))  # the bad code, on purpose
     code = GameCode(Rules.EASY, 21)
     page.goto(f"/g/{code.text()}")
     # A refused move: focus stays on the card (Error help says why).
@@ -356,7 +363,9 @@ def test_one_live_region_says_what_each_action_did(new_page) -> None:  # type: i
     for lang in ("en", "uk"):
         page = new_page(locale=BROWSER_LOCALES[lang])
         page.goto(f"/g/{code.text()}")
-        assert page.locator(LIVE).count() == 1
+        # one region for the actions; the offline note (role=alert, hidden while online) speaks
+        # only when a tap finds no network (issue 42), never of an action
+        assert page.locator(LIVE).count() == 2 and page.locator(f"#offline-note:is({LIVE})").is_hidden()
         game = Game(code)
         words = page.evaluate("document.documentElement.lang")
         assert words == lang
@@ -384,7 +393,7 @@ def test_one_live_region_says_what_each_action_did(new_page) -> None:  # type: i
             if action == DRAW and game.status.value == "playing":  # whether a move is possible now
                 said.append(can_be_played(lang, game))
             expect(page.locator("#status")).to_have_text(" ".join(said))
-            assert page.locator(LIVE).count() == 1
+            assert page.locator(LIVE).count() == 2  # the actions' region and the (hidden) offline note
         assert game.status.value == "won"
 
 

@@ -25,6 +25,12 @@ CONTRAST_OF = """([a, b]) => {
   const [l1, l2] = [lum(rgb(a)), lum(rgb(b))].sort((p, q) => q - p);
   return (l1 + 0.05) / (l2 + 0.05);
 }"""
+LABELS_OUTSIDE = """() => [...document.querySelectorAll('#stats-charts svg')].flatMap(svg => {
+  const frame = svg.getBoundingClientRect();
+  return [...svg.querySelectorAll('text')].map(t => [t.textContent, t.getBoundingClientRect()])
+    .filter(([, r]) => r.left < frame.left - 0.5 || r.right > frame.right + 0.5)
+    .map(([text, r]) => [svg.id, text, Math.round(r.left - frame.left)]); })"""
+"""The charts' labels that run past their chart's edge (and are cut there)."""
 
 
 def played(page: Page) -> None:
@@ -69,6 +75,7 @@ def test_the_charts_read_in_every_language_with_their_text_alternatives(new_page
         assert run_axe(page) == []
         for size, viewport in SIZES.items():
             page.set_viewport_size(viewport)
+            assert page.evaluate(LABELS_OUTSIDE) == [], (lang, size)  # issue 42: none clipped (Hebrew, a phone)
             screenshot(page, f"stats-charts-{lang}-{size}")
 
 

@@ -12,9 +12,17 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.engine import DRAW, Game, Status
+from app.engine import Game, Status
 from app.engine.search.daily import daily_code
-from tests.support.browser import DESKTOP, PHONE, no_sideways_scroll, run_axe, screenshot, settle
+from tests.support.browser import (
+    DESKTOP,
+    PHONE,
+    no_sideways_scroll,
+    play_line_by_clicks,
+    run_axe,
+    screenshot,
+    settle,
+)
 from tests.support.deals import winning_line
 from tests.support.servers import SECRET
 from tests.support.servers import live_server as serve
@@ -63,16 +71,6 @@ def today() -> dt.date:
     return dt.datetime.now(dt.UTC).date()
 
 
-def play(page: Page, line: list[int] | tuple[int, ...]) -> None:
-    for number, action in enumerate(line, start=1):
-        page.wait_for_timeout(PACE_MS)
-        if action == DRAW:
-            page.click("#stock")
-        else:
-            page.locator(f'#table [data-position="{action}"]').click()
-        expect(page.locator("#moves")).to_have_text(str(number))
-
-
 def leaderboard_names(page: Page) -> list[str]:
     rows = page.locator("#daily-leaderboard tbody th bdi")
     return [rows.nth(i).inner_text() for i in range(rows.count())]
@@ -91,13 +89,13 @@ def test_three_players_see_the_day_s_leaderboard_in_order(player) -> None:  # ty
         expect(page.locator("#daily-label")).to_contain_text("Daily deal")
         assert page.url.endswith(f"/daily/{today().isoformat()}")
         assert page.locator("#watch-record").count() == 0  # never one click from the answer
-    play(clean, won)
+    play_line_by_clicks(clean, won, PACE_MS)
     # The day's board comes in the result box on its own request (it asks the solver for par).
     expect(clean.locator("#result #daily-standing")).to_contain_text("1st of 1", timeout=60_000)
     hinted.click("#hint")
     expect(hinted.locator("#hints")).to_have_text("1")
-    play(hinted, won)
-    play(stuck, line_of(blocked))
+    play_line_by_clicks(hinted, won, PACE_MS)
+    play_line_by_clicks(stuck, line_of(blocked), PACE_MS)
     expected = ["Ada", "Cy", "Bo <i>"]
     for page, standing in ((clean, "1st of 3"), (hinted, "3rd of 3"), (stuck, "2nd of 3")):
         page.reload()
@@ -115,7 +113,8 @@ def test_three_players_see_the_day_s_leaderboard_in_order(player) -> None:  # ty
 def axe_clean(page: Page) -> None:
     """axe finds no violations (the project's rules: WCAG 2.1 AA and best practice)."""
     settle(page)
-    assert run_axe(page) == []
+    found = run_axe(page)
+    assert found == [], repr(found)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -141,7 +140,7 @@ def test_the_daily_pages_in_every_language_and_size(player, lang: str) -> None: 
         assert apart, (size, label, peaks)
     page = player(f"Screen {lang}", DESKTOP, lang)
     page.goto("/daily")
-    play(page, blocked)
+    play_line_by_clicks(page, blocked, PACE_MS)
     expect(page.locator("#daily-board")).to_be_visible(timeout=60_000)
     for size, viewport in SIZES.items():
         page.set_viewport_size(viewport)
@@ -149,6 +148,11 @@ def test_the_daily_pages_in_every_language_and_size(player, lang: str) -> None: 
         expect(page.locator("#result #daily-leaderboard")).to_be_visible(timeout=60_000)
         expect(page.locator("#result #daily-own-row")).to_have_count(1)
         screenshot(page, f"daily-result-{lang}-{size}")
+        # Issue 42: one scroll, the box's (its scrollbar seen), never a box in the box; its heading in view.
+        assert page.locator("#result .daily-table-wrap").evaluate("e => e.scrollHeight <= e.clientHeight + 1"), size
+        assert page.locator("#result").evaluate("e => getComputedStyle(e).scrollbarWidth") == "thin"
+        title, box = page.locator("#result-title").bounding_box(), page.locator("#result").bounding_box()
+        assert title and box and box["y"] <= title["y"] and title["y"] + title["height"] <= box["y"] + box["height"]
         no_sideways_scroll(page, viewport["width"])
         if size == "phone":
             axe_clean(page)
@@ -168,3 +172,66 @@ def test_the_daily_pages_in_every_language_and_size(player, lang: str) -> None: 
         no_sideways_scroll(page, viewport["width"])
         if size == "phone":
             axe_clean(page)
+
+
+def test_restart_of_the_attempt_offers_its_choice_by_keyboard(player) -> None:  # type: ignore[no-untyped-def]
+    """Restart (and New game with the day's code) on the attempt under way: the choice comes in the
+    game's place with focus on "Keep playing my attempt"; Enter takes the attempt up again; the
+    other button, reached by Tab, ends it and deals the practice game, which says so."""
+    code = daily_code(SECRET.encode(), today())
+    page = player("")
+    page.goto("/daily")
+    attempt = page.locator("#game").get_attribute("data-game-id")
+    page.locator("#stock").focus()
+    page.keyboard.press("d")
+    expect(page.locator("#moves")).to_have_text("1")
+    page.locator("#restart").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#attempt-choice")).to_be_visible()
+    expect(page.locator("#keep-attempt")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("#attempt-choice")).to_have_count(0)
+    expect(page.locator("#game")).to_have_attribute("data-game-id", attempt or "")
+    page.keyboard.press("n")  # the New game window, the day's code typed
+    page.locator("#code-input").fill(code.text())
+    page.keyboard.press("Enter")
+    expect(page.locator("#attempt-choice")).to_be_visible()
+    expect(page.locator("#keep-attempt")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.locator("#end-attempt")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("#daily-practice")).to_be_visible()
+    assert page.locator("#game").get_attribute("data-game-id") != attempt
+    expect(page.locator("#resume")).to_be_visible()  # the way back: to a game that no longer counts
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_attempt_s_choice_in_every_language_and_size(player, lang: str) -> None:  # type: ignore[no-untyped-def]
+    page = player("", DESKTOP, lang)
+    page.goto("/daily")
+    page.click("#stock")
+    expect(page.locator("#moves")).to_have_text("1")
+    page.click("#restart")
+    expect(page.locator("#attempt-choice")).to_be_visible()
+    for size, viewport in SIZES.items():
+        page.set_viewport_size(viewport)
+        page.locator("#keep-attempt").focus()  # (where the swap put focus: the page scrolls to it)
+        expect(page.locator("#keep-attempt")).to_be_in_viewport()
+        expect(page.locator("#end-attempt")).to_be_in_viewport()
+        screenshot(page, f"daily-attempt-choice-{lang}-{size}")
+        no_sideways_scroll(page, viewport["width"])
+        if size == "phone":
+            axe_clean(page)
+
+
+def test_a_past_day_s_page_deals_on_the_player_s_own_click(player) -> None:  # type: ignore[no-untyped-def]
+    page = player("")
+    yesterday = (today() - dt.timedelta(days=1)).isoformat()
+    page.goto(f"/daily/{yesterday}")
+    expect(page.locator("#play-day")).to_be_visible()
+    expect(page.locator("#daily-play-note")).to_be_visible()
+    assert page.locator("#game").count() == 0  # nothing dealt by opening it
+    screenshot(page, "daily-past-day-en-desktop")
+    page.locator("#play-day").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#daily-late-tag")).to_be_visible()

@@ -15,6 +15,7 @@ from app.engine import DRAW
 from tests.support.browser import (
     BROWSER_LOCALES,
     PLAYED,
+    REFUSED_MOVES,
     SCREENSHOTS,
     STATES,
     VIEWS,
@@ -22,6 +23,7 @@ from tests.support.browser import (
     not_fitting,
     post_line,
     reach,
+    refusal,
     screenshot,
     settle,
     sideways,
@@ -35,6 +37,16 @@ BOARD = """() => [...document.querySelectorAll('#peaks > .card, #peaks > .slot, 
 OFFERED = ["#result-title", "#result-tally", "#outlook", "#review-game",
            "#result .share > summary", "#deal-difficulty", "#announcement", "#result .result-actions .button"]
 """What an ended game's result box offers: every one must be reachable (scrolled to, if need be)."""
+
+UNDER_THE_BOX = """() => { const box = document.querySelector('#result').getBoundingClientRect();
+  return [...document.querySelectorAll('#peaks > .card')].map(e => [e.id, e.getBoundingClientRect()])
+    .filter(([, r]) => r.bottom > box.top && r.top < box.bottom && r.right > box.left && r.left < box.right
+                      || r.top < 0 || r.bottom > innerHeight || r.left < 0 || r.right > innerWidth)
+    .map(([id]) => [id, 'a card left under the box or out of view']); }"""
+"""Every card a blocked game leaves: in view, and the result box over none of them."""
+
+CONTROLS_AT = "[...document.querySelectorAll('#controls .button')].map(e => Math.round(e.getBoundingClientRect().top))"
+"""Where the game's buttons are: they stay put when a game ends."""
 
 DIALOG = ["#new-game", "#deal", "#cancel-new-game"]
 """The New game window and its Deal and Cancel: in view whatever the window's content does."""
@@ -86,6 +98,7 @@ def test_other_pages_do_not_scroll_sideways(new_page) -> None:  # type: ignore[n
     problems = []
     for lang, locale in BROWSER_LOCALES.items():
         page = new_page(locale=locale)
+        page.faults.expect(*refusal(400, "GET", "/g/TP1-X-BAD"))  # the bad code's page, on purpose
         for path in ("/new", "/g/TP1-X-BAD"):
             page.goto(path)
             for view, size in VIEWS.items():
@@ -136,6 +149,7 @@ def test_touch_targets_on_a_phone(new_page) -> None:  # type: ignore[no-untyped-
 
 def test_a_tap_leaves_no_hover_lift(new_page) -> None:  # type: ignore[no-untyped-def]
     page = new_page(viewport=VIEWS["390x844"], has_touch=True, is_mobile=True)
+    page.faults.expect(*REFUSED_MOVES)  # the first card may not play on the waste: refused, on purpose
     reach(page, "start")
     card = page.locator("#peaks button.card.face").first
     card.tap()
@@ -173,6 +187,7 @@ def end_game(page, code: str, line: tuple[int, ...]) -> list[object]:  # type: i
     page.goto(f"/g/{code}")
     settle(page)
     before: list[object] = page.evaluate(BOARD)
+    page.evaluate("window.controlsBefore = " + CONTROLS_AT)
     page.click("#stock" if line[-1] == DRAW else f"#card-{line[-1]}")
     expect(page.locator("#result")).to_be_visible()
     expect(page.locator("#outlook")).not_to_be_empty(timeout=60_000)  # the solver's answer
@@ -181,9 +196,11 @@ def end_game(page, code: str, line: tuple[int, ...]) -> list[object]:  # type: i
 
 
 def test_the_cards_keep_their_size_and_place_when_a_game_ends(new_page) -> None:  # type: ignore[no-untyped-def]
-    """Issue 30: the result box lies over the table, so the last move leaves every card, the
+    """Issue 30: a won game's result box lies over the table, so the last move leaves every card, the
     stock and the waste where they were (a second tap on the stock never opens the review), even
-    when the box's share link opens; everything the box offers is reachable at every size."""
+    when the box's share link opens; everything the box offers is reachable at every size.
+    Issue 42: a blocked game's box lies above the table, which takes the height it leaves: every
+    card left in view and none under the box; the stock is not under it either."""
     won, won_line = won_deal()
     ends = {"won": (won.text(), won_line), "blocked": (blocked_by_drawing().text(), (DRAW,) * 23)}
     problems = []
@@ -193,8 +210,17 @@ def test_the_cards_keep_their_size_and_place_when_a_game_ends(new_page) -> None:
             page.set_viewport_size(size)
             for state, (code, line) in ends.items():
                 before = end_game(page, code, line)
-                if page.evaluate(BOARD) != before:
+                if page.evaluate(CONTROLS_AT) != page.evaluate("window.controlsBefore"):  # issue 42: no jump
+                    problems.append((lang, view, state, "the buttons moved when the game ended"))
+                if state == "blocked":  # issue 42: the box lies above the table, the cards left in view
+                    page.mouse.move(0, 0)  # the pointer left on the stock's old place may lift a card there
+                    settle(page)
+                    before = page.evaluate(BOARD)
+                    problems.extend((lang, view, state, *p) for p in page.evaluate(UNDER_THE_BOX))
+                elif page.evaluate(BOARD) != before:
                     problems.append((lang, view, state, "the board moved when the game ended"))
+                # The box's heading in view as the game ends, before any scroll (issue 42).
+                problems.extend((lang, view, state, "heading", *p) for p in not_fitting(page, ["#result-title"]))
                 for selector in OFFERED:
                     found = page.locator(selector)
                     if selector == "#announcement" and not found.count():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.support.browser import CHROMIUM, run_axe, says, screenshot
+from tests.support.browser import CHROMIUM, OFFLINE, run_axe, says, screenshot
 
 CODE = "TP1-E-AAAAAAB"
 
@@ -49,6 +49,7 @@ def test_chromium_reports_the_page_installable(browser, live_server, tmp_path) -
 
 def test_offline_the_page_says_so_and_online_again_the_game_is_where_it_was(new_page) -> None:  # type: ignore[no-untyped-def]
     page = new_page(locale="uk-UA")
+    page.faults.expect(*OFFLINE)  # offline on purpose
     page.goto(f"/g/{CODE}")
     worker_ready(page)
     page.click("#stock")  # a move, kept by the server
@@ -67,6 +68,7 @@ def test_offline_the_page_says_so_and_online_again_the_game_is_where_it_was(new_
 
 def test_the_offline_page_follows_a_change_of_language(new_page) -> None:  # type: ignore[no-untyped-def]
     page = new_page(locale="en-GB")
+    page.faults.expect(*OFFLINE)  # offline on purpose
     page.goto(f"/g/{CODE}")
     worker_ready(page)
     page.click(".lang-current")

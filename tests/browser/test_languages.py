@@ -10,7 +10,7 @@ from playwright.sync_api import Page, expect
 
 from app.engine import Game, GameCode
 from app.i18n import get_locale
-from tests.support.browser import DESKTOP, PHONE, card_name, says, screenshot
+from tests.support.browser import DESKTOP, PHONE, REFUSED_MOVES, card_name, says, screenshot
 
 CODE = "TP1-E-AAAAAAB"
 AXE = next((Path(__file__).parent / "vendor").glob("axe-*.min.js"))
@@ -35,6 +35,7 @@ def centre_x(page: Page, selector: str) -> float:
 def test_play_a_few_moves_in_hebrew(new_page) -> None:  # type: ignore[no-untyped-def]
     he = get_locale("he")
     page = new_page(locale="he-IL")
+    page.faults.expect(*REFUSED_MOVES)  # the refused move, on purpose
     page.goto(f"/g/{CODE}")
     expect(page.locator("html")).to_have_attribute("lang", "he")
     expect(page.locator("html")).to_have_attribute("dir", "rtl")

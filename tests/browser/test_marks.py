@@ -8,7 +8,7 @@ import re
 from playwright.sync_api import expect
 
 from app.engine import Game
-from tests.support.browser import MID_CODE, reach, settle
+from tests.support.browser import MID_CODE, REFUSED_MOVES, reach, settle
 
 
 def refusable(game: Game) -> int:
@@ -23,6 +23,7 @@ def refusable(game: Game) -> int:
 def test_a_refused_card_is_marked_with_motion_and_without(new_page) -> None:  # type: ignore[no-untyped-def]
     for motion in ("no-preference", "reduce"):
         page = new_page(reduced_motion=motion)
+        page.faults.expect(*REFUSED_MOVES)  # the refused card, on purpose
         page.goto(f"/g/{MID_CODE}")
         if page.locator("#moves").inner_text() != "0":
             page.click("#restart")

@@ -222,3 +222,26 @@ def test_a_win_cascades_the_cards_off_the_table_and_nothing_falls_under_reduced_
         # The last card falls last: its delay (11 steps of .11 s) keeps it still at first.
         delays = page.evaluate("() => [...document.querySelectorAll('.celebration span')].map(e => e.getAnimations()[0].effect.getTiming().delay)")
         assert len(set(delays)) == 12 and max(delays) > 1000, delays
+        # Issue 42: no card is cut at the table's edge: at every moment of its fall (each
+        # animation held at 0 %, a third, two thirds and 95 %), it is inside the celebration's box.
+        outside = page.evaluate(INSIDE)
+        assert outside == [], outside
+
+
+INSIDE = """() => {
+  const box = document.querySelector('.celebration').getBoundingClientRect();
+  const out = [];
+  for (const f of [0, 1/3, 2/3, .95]) {
+    document.querySelectorAll('.celebration span').forEach((e, i) => {
+      const a = e.getAnimations()[0];
+      a.pause();
+      a.currentTime = a.effect.getTiming().delay + f * a.effect.getTiming().duration;
+      const r = e.getBoundingClientRect();
+      if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
+        out.push([i, f, Math.round(r.left - box.left), Math.round(box.right - r.right),
+                  Math.round(r.top - box.top), Math.round(box.bottom - r.bottom)]);
+    });
+  }
+  return out;
+}"""
+"""Each falling card outside the celebration's box (which clips it) at some moment of its fall."""

@@ -7,7 +7,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Game, Rules
-from tests.support.browser import DESKTOP, PHONE, run_axe, screenshot
+from tests.support.browser import DESKTOP, PHONE, refusal, run_axe, screenshot
 from tests.support.deals import blocked_by_drawing, won_deal
 
 CODE = "TP1-E-AAAAAAB"
@@ -52,6 +52,7 @@ def test_win_a_game_by_clicks(new_page) -> None:  # type: ignore[no-untyped-def]
 
 def test_refused_click_with_and_without_error_help(new_page) -> None:  # type: ignore[no-untyped-def]
     page = new_page()
+    page.faults.expect(*refusal(409, "POST", "/games/[^/]+/remove"))  # the refused clicks
     page.goto(f"/g/{CODE}")
     game = Game.from_code(CODE)
     wrong = next(p for p in range(18, 28) if p not in game.playable_positions())
@@ -113,6 +114,7 @@ def test_blocked_game(new_page) -> None:  # type: ignore[no-untyped-def]
 
 def test_new_game_window_with_a_bad_and_a_good_code(new_page) -> None:  # type: ignore[no-untyped-def]
     page = new_page()
+    page.faults.expect(*refusal(400, "POST", "/new"))  # the bad code
     page.goto(f"/g/{CODE}")
     page.click("#stock")
     expect(page.locator("#moves")).to_have_text("1")  # the draw's swap closes an open New game window

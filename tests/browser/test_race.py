@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from app.engine import DRAW, Game
 from tests.support.browser import screenshot
@@ -98,3 +98,42 @@ def test_two_browsers_race_to_the_end(new_page) -> None:  # type: ignore[no-unty
     for page in (maker, rival):
         expect(page.locator("#race-lobby-list li")).to_have_count(2, timeout=8000)
     assert maker.js_errors == [] and rival.js_errors == []
+
+
+class Held(list[Route]):
+    """Requests held back by a route, let go later."""
+
+    def append(self, route: Route) -> None:  # (a handler of one argument: the route)
+        super().append(route)
+
+
+def test_the_race_section_holds_one_stream_however_its_scripts_arrive(new_page) -> None:  # type: ignore[no-untyped-def]
+    """htmx sets the page up on a timer when its script comes after the page was read, and then
+    may do so before the SSE extension's script or before race.js (which sets the section up
+    again only when it asked for no stream). Either way the lobby holds one stream, and it is
+    live. Each case holds scripts back and lets them go one by one."""
+    code, _ = won_deal()
+    for late in ("hx-sse-", "race.js"):
+        maker, rival = new_page(service_workers="block"), new_page()  # (its scripts reach the network)
+        maker.goto("/how-to-play")
+        made = maker.request.post("/races", form={"code": code.text()}, max_redirects=0)
+        race_url = made.headers["location"]
+        held: dict[str, Held] = {"htmx-4": Held(), late: Held(), "/events": Held()}
+        for part, routes in held.items():
+            maker.route(f"**{part}*", routes.append)
+        maker.goto(race_url, wait_until="commit")
+        for part in ("htmx-4", late, "/events"):  # htmx, then (its timer gone off) the late one
+            maker.wait_for_timeout(400)
+            for route in held[part]:
+                route.continue_()
+        maker.wait_for_timeout(400)
+        assert len(held["/events"]) == 1, (late, [route.request.url for route in held["/events"]])
+        maker.unroute_all()
+        streams: list[str] = []  # any stream asked for from now on (there must be none)
+        maker.on("request", lambda request, seen=streams: seen.append(request.url) if "/events" in request.url else None)
+        expect(maker.locator("#race-lobby-list li")).to_have_count(1)
+        rival.goto("/how-to-play")
+        rival.goto(race_url)
+        rival.click("#race-join")
+        expect(maker.locator("#race-lobby-list li")).to_have_count(2)  # live, through the stream
+        assert not streams, (late, streams)

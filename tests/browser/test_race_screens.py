@@ -15,6 +15,18 @@ SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "hei
 TITLES = {"en": "Race", "he": "מרוץ", "uk": "Перегони", "th": "การแข่ง"}
 
 
+BOARD = """() => ['#peaks', '#stock', '#waste'].map(s => { const r = document.querySelector(s).getBoundingClientRect();
+  return [s, ...[r.x, r.y, r.width, r.height].map(Math.round)]; })"""
+"""Where the peaks, the stock and the waste are, and how big: the same from the start to the finish."""
+
+IN_VIEW = """(selectors) => selectors.filter(s => { const e = document.querySelector(s); if (!e) return true;
+  const r = e.getBoundingClientRect(); return r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth; })"""
+"""Which of the race's controls are not wholly in the viewport (none may be)."""
+
+CONTROLS = ["#undo", "#hint", "#peaks", "#stock"]
+"""A race's board has no Restart (issue 42): it would leave the race waiting."""
+
+
 def api_play(page: Page, game_id: str, actions: tuple[int, ...]) -> None:
     for action in actions:
         if action < 0:
@@ -60,6 +72,10 @@ def test_race_screens_in_every_language(new_page, lang: str) -> None:  # type: i
         page.reload(wait_until="domcontentloaded", timeout=30_000)
         expect(page.locator("#race-strip .racer")).to_have_count(3)
         screenshot(page, f"race-running-{lang}-{size}")
+    running = {size: page.evaluate(BOARD) for size, page in pages.items()}
+    # Issue 42: every control of the race in view without scrolling (a phone held sideways too).
+    assert {size: page.evaluate(IN_VIEW, [*CONTROLS, "#race-leave"]) for size, page in pages.items()} == {size: [] for size in SIZES}
+    assert all(page.locator("#restart").count() == 0 for page in pages.values())
 
     for size, page in pages.items():
         done = {"desktop": 20, "phone": 10, "landscape": 4}[size]
@@ -69,4 +85,14 @@ def test_race_screens_in_every_language(new_page, lang: str) -> None:  # type: i
         expect(page.locator("#race-finish tbody tr")).to_have_count(3, timeout=15_000)
         screenshot(page, f"race-finish-{lang}-{size}")
     expect(maker.locator("#race-again")).to_be_visible()
+    # The board keeps its size and place from the start to the finish; the controls stay in view.
+    assert {size: page.evaluate(BOARD) for size, page in pages.items()} == running
+    assert {size: page.evaluate(IN_VIEW, CONTROLS) for size, page in pages.items()} == {size: [] for size in SIZES}
+    # Mid-race cards are (nearly) as large as a normal game's: the race's band takes the room
+    # the deal's record line and the spare height leave.
+    normal = new_page(viewport=SIZES["desktop"], extra_http_headers={"Accept-Language": lang})
+    normal.goto("/how-to-play")
+    normal.goto(f"/g/{code.text()}")
+    stock = normal.evaluate(BOARD)[1]
+    assert running["desktop"][1][3] >= 0.95 * stock[3], (running["desktop"], stock)
     assert race_id

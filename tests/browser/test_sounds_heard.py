@@ -10,7 +10,7 @@ from itertools import pairwise
 from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Game, GameCode, Rules
-from tests.support.browser import reach, settle
+from tests.support.browser import REFUSED_MOVES, reach, settle
 from tests.support.deals import won_deal
 
 WATCH = """
@@ -75,6 +75,7 @@ def test_nothing_sounds_before_the_first_action_then_each_action_sounds(new_page
 
 def test_a_refusal_an_undo_and_the_end_sound_too(new_page) -> None:  # type: ignore[no-untyped-def]
     page = watched(new_page)
+    page.faults.expect(*REFUSED_MOVES)  # the refused moves, on purpose
     reach(page, "start")
     game = Game(GameCode(Rules.EASY, 7))
     face_up = [p for p in range(18, 28) if p not in game.playable_positions()]

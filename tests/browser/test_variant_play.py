@@ -10,7 +10,7 @@ from playwright.sync_api import Page, expect
 
 from app.engine import DRAW, Action, Game, GameCode, Status
 from app.engine.search.analysis import analyse
-from tests.support.browser import VIEWS, not_fitting, play_by_keys, screenshot, sideways
+from tests.support.browser import REFUSED_MOVES, VIEWS, not_fitting, play_by_keys, screenshot, sideways
 
 WINDOW = ["#new-game", "#deal", "#cancel-new-game"]
 """In view whatever the window's content does (its Deal and Cancel stay at its foot)."""
@@ -53,6 +53,7 @@ def play_to_the_end(page: Page, code: GameCode) -> Game:
 
 def test_open_peaks(new_page) -> None:  # type: ignore[no-untyped-def]
     page, code = new_page(), GameCode.parse("TP1-EO-AAAAAAB")
+    page.faults.expect(*REFUSED_MOVES)  # the covered card, refused on purpose
     page.goto(f"/g/{code.text()}")
     expect(page.locator("#variants-tag")).to_have_text("Open peaks")
     expect(page.locator("#peaks .card.back")).to_have_count(0)

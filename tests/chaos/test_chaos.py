@@ -5,6 +5,9 @@ test checks, at its end, that every action a server acknowledged is in its store
 that replaying the log gives the store's games; no 5xx outside the outages, 503 with
 ``Retry-After`` inside them; ``/healthz`` 200 throughout (but while its server was dead);
 ``/readyz`` 503 during an outage of the store and 200 again within seconds, with no restart.
+Each also has a player of the day's deal (its attempt as its log was when it ended, practice
+refused while it is under way), and race streams held at their bounds on every server (per
+client address and per player: one more refused, 429) all along (issue 41).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ def assert_soak_held(soak: Soak, *, at_least: int = 100) -> None:
 def test_sigkills_lose_no_acknowledged_action(tmp_path: Path) -> None:
     """SQLite: the server SIGKILLed twice in the middle of play, and started again (the other
     two tests kill once each)."""
-    soak = Soak(tmp_path / "data", {}, api_players=3, page_players=3, seed=1)
+    soak = Soak(tmp_path / "data", {}, api_players=3, page_players=3, daily_players=1, held_streams=True, seed=1)
     try:
         soak.play_for(60)
         for _ in range(2):
@@ -49,7 +52,7 @@ def test_a_full_disk_loses_no_acknowledged_action(tmp_path: Path) -> None:
     """SQLite on a small tmpfs (root only): filled to the last byte twice, and freed; a kill
     between the two."""
     with tiny_disk("64m") as disk:
-        soak = Soak(disk, {}, api_players=3, page_players=3, seed=2)
+        soak = Soak(disk, {}, api_players=3, page_players=3, daily_players=1, seed=2)
         try:
             soak.play_for(60)
             soak.fill_disk(disk)
@@ -73,7 +76,7 @@ def test_two_servers_and_a_race_lose_nothing_when_the_database_stops(
     between. The race room and every racer's game survive, and the race's live stream, held open
     on each server, comes back after every end (``soak.StreamWatcher``)."""
     soak = Soak(tmp_path / "data", {"TRIPEAKS_DATABASE_URL": private_postgres.url}, server_count=2,
-                api_players=2, page_players=2, racers=3, seed=3)
+                api_players=2, page_players=2, racers=3, daily_players=1, held_streams=True, seed=3)
     try:
         soak.race_running()
         soak.play_for(60)

@@ -61,6 +61,14 @@ def test_ci_runs_both_deploy_tests_through_it() -> None:
     assert "export TRIPEAKS_REQUIRE_CONTAINER=1" in ci and "export TRIPEAKS_FRESH_MACHINE_TEST=1" in ci
 
 
+def test_ci_installs_the_proxies_and_requires_their_test() -> None:
+    """tests/deploy/test_proxies.py runs in `make test`; .ci/run installs Debian's Caddy and nginx
+    first (their services kept stopped) and makes a missing one fail the test, not skip it."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "need_packages caddy nginx openssl" in ci and "exit 101" in ci
+    assert ci.index("export TRIPEAKS_REQUIRE_PROXIES=1") < ci.index("PYTEST_ADDOPTS=")
+
+
 def test_the_browser_tests_carry_the_browser_mark() -> None:
     """``-m "not browser"`` leaves out every test in tests/browser, and only those."""
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}

@@ -53,7 +53,11 @@ def test_the_user_volume_command_and_health_check() -> None:
     user = [rest for keyword, rest in steps if keyword == "USER"]
     assert user and user[-1] not in ("root", "0")
     cmd = json.loads(dict(steps)["CMD"])  # exec form; sh only to read the port and workers, then exec
-    assert cmd[:2] == ["sh", "-c"] and cmd[2].startswith("exec tripeaks serve") and "--reload" not in cmd[2]
+    assert cmd[:2] == ["sh", "-c"] and "--reload" not in cmd[2]
+    # The soft open-file limit raised to the hard one (each race stream holds a file), then the
+    # server exec'd: it is PID 1 and gets SIGTERM.
+    raise_files, serve = cmd[2].split("; ", 1)
+    assert raise_files == 'ulimit -n "$(ulimit -Hn)" 2>/dev/null' and serve.startswith("exec tripeaks serve")
     assert '"$TRIPEAKS_PORT"' in cmd[2] and '"$TRIPEAKS_WORKERS"' in cmd[2]
     assert "/data" in dict(steps)["VOLUME"]
     health = dict(steps)["HEALTHCHECK"]
@@ -72,7 +76,8 @@ def test_compose_names_images_in_full_binds_loopback_and_waits_for_health() -> N
     assert "POSTGRES_PASSWORD: ${POSTGRES_PASSWORD" in COMPOSE  # from .env or the environment
     assert not re.search(r"POSTGRES_PASSWORD:\s+[\w\"']", COMPOSE)  # never a written password
     ports = re.findall(r'^\s+- "([^"]+)"$', COMPOSE, re.M)
-    assert ports and all(port.startswith("127.0.0.1:") for port in ports), ports
+    loopback = ("127.0.0.1:", "${TRIPEAKS_PROXY_BIND:-127.0.0.1}:")  # Caddy's: a public site sets 0.0.0.0
+    assert ports and all(port.startswith(loopback) for port in ports), ports
     assert COMPOSE.count("condition: service_healthy") == 2
     assert "tripeaks-data:/data" in COMPOSE and "profiles:" in COMPOSE
 
@@ -94,3 +99,27 @@ def test_uvicorn_comes_without_watchfiles() -> None:
     assert not any(d.startswith("uvicorn[") for d in dependencies), "uvicorn[standard] brings watchfiles"
     names = {re.split(r"[<>=;\s\[]", d, maxsplit=1)[0] for d in dependencies}
     assert {"uvicorn", "httptools", "uvloop"} <= names
+
+
+def test_the_proxy_profile_puts_caddy_from_debian_in_front_of_two_servers_on_postgresql() -> None:
+    """compose.yaml's "proxy" profile: Caddy, built from Debian's package with the repository's
+    Caddyfile, the only service with ports; two servers on PostgreSQL that trust it; the
+    database and Redis with them; open-file limits raised."""
+    import yaml
+
+    services = yaml.safe_load(COMPOSE)["services"]
+    proxied = {name for name, service in services.items() if "proxy" in service.get("profiles", [])}
+    assert proxied == {"caddy", "tripeaks-a", "tripeaks-b", "postgres", "redis"}, proxied
+    caddy = services["caddy"]
+    upstreams = caddy["environment"]["TRIPEAKS_UPSTREAMS"].split()
+    assert upstreams == ["tripeaks-a:8000", "tripeaks-b:8000"]
+    for name in ("tripeaks-a", "tripeaks-b"):
+        server = services[name]
+        assert "ports" not in server  # reached through Caddy only
+        assert server["environment"]["TRIPEAKS_TRUST_PROXY"] == "true"
+        assert server["environment"]["TRIPEAKS_DATABASE_URL"].startswith("postgresql+psycopg://")
+        assert server["ulimits"]["nofile"]["soft"] >= 65536
+    assert caddy["build"]["dockerfile"] == "deploy/caddy.Dockerfile" and caddy["ulimits"]["nofile"]["soft"] >= 65536
+    dockerfile = (ROOT / "deploy" / "caddy.Dockerfile").read_text(encoding="utf-8")
+    assert re.search(r"apt-get install [^\n]*\bcaddy\b", dockerfile)  # Debian's own Caddy
+    assert "COPY deploy/Caddyfile /etc/caddy/Caddyfile" in dockerfile

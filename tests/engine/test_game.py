@@ -16,9 +16,9 @@ from app.engine import (
     Status,
     ranks_adjacent,
 )
-from app.engine.layout import COVERED_BY
 from app.engine.words import describe_board
 from tests.support.games import new_game, snapshot, winning_line
+from tests.support.three_peaks import COVERED_BY
 
 # TP1-E-AAAAAAB: waste QC; bottom row 2C AD 6S KC KH 10H 10S JS 10D 8S (positions 18-27).
 DEAL_1 = "TP1-E-AAAAAAB"

@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.layout import (
+from app.engine.layout import PEAK_MASKS, POSITION_COUNT, exposed_mask, peaks_cleared, positions_of, row_of
+from tests.support.three_peaks import (
     ALL_POSITIONS_MASK,
     COVER_MASKS,
     COVERED_BY,
     COVERS,
-    PEAK_MASKS,
     PEAKS,
-    POSITION_COUNT,
     ROW_NAMES,
     ROWS,
-    exposed_mask,
-    peaks_cleared,
-    positions_of,
-    row_of,
 )
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.layout import COVERED_BY, LAYOUTS, THREE_PEAKS, Layout, LayoutError, layout_named
+from app.engine.layout import LAYOUTS, THREE_PEAKS, Layout, LayoutError, layout_named
 from tests.support.layout_tables import SIZES, TABLES, covers_by_the_rule, read_table
+from tests.support.three_peaks import COVERED_BY
 
 
 @pytest.mark.parametrize("word", list(TABLES))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.engine import DRAW, Game, Rules, Status
-from app.engine.layout import PEAKS
 from tests.support.games import CraftedCode, craft_deal, find_win, new_game, winning_line
+from tests.support.three_peaks import PEAKS
 
 DEAL_1 = "TP1-E-AAAAAAB"
 

@@ -283,16 +283,20 @@ def test_the_api_message_follows_accept_language(client: TestClient) -> None:
     for lang in LANGUAGES:
         response = client.post(url, json={"position": 0}, headers={"Accept-Language": lang})
         assert response.status_code == 409
+        assert response.headers["content-type"] == "application/problem+json"
         assert response.json() == {
+            "type": "urn:tripeaks:problem:card_blocked",
+            "title": "Conflict",
+            "status": 409,
             "error": "card_blocked",
-            "message": po(lang, "This card is blocked"),
+            "detail": po(lang, "This card is blocked"),
         }
         assert "Accept-Language" in response.headers["vary"]
     # The API goes by the header alone: the page's cookie does not change it.
     use_cookie(client, "he")
     response = client.post(url, json={"position": 0}, headers={"Accept-Language": "th"})
-    assert response.json()["message"] == "ไพ่ใบนี้ถูกปิดทับอยู่"
-    assert client.post(url, json={"position": 0}).json()["message"] == "This card is blocked"
+    assert response.json()["detail"] == "ไพ่ใบนี้ถูกปิดทับอยู่"
+    assert client.post(url, json={"position": 0}).json()["detail"] == "This card is blocked"
     bad = client.post("/api/games", json={"code": "TP1-E-AAAA"}, headers={"Accept-Language": "uk"})
     assert bad.status_code == 422
     assert bad.json()["detail"].startswith("«TP1-E-AAAA» — не код партії")

@@ -139,7 +139,7 @@ def test_hostile_names_and_codes_are_escaped_wherever_they_are_shown(make_client
             for answer in (stranger.get(f"/api/deals/{hostile}/record"),
                            stranger.post("/api/games", json={"code": hostile})):
                 assert answer.status_code in (404, 422)
-                assert answer.headers["content-type"].startswith("application/json")
+                assert answer.headers["content-type"] == "application/problem+json"
     finally:
         stranger.__exit__(None, None, None)
 

@@ -31,12 +31,14 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi.testclient import TestClient
 
 from app.store.database.sql import SqlStore
 from app.web.ops.health import PROBE_KEPT_S
 from tests.support.apps import AppFactory, live_server
 from tests.support.faults import MODE_CAPABILITIES, PrivatePostgres, fill, skip, tiny_disk
 from tests.support.pages import CODE, HX, game_id_of
+from tests.support.races import Stream
 
 TRY_AGAIN = "try again"
 
@@ -69,7 +71,8 @@ def test_postgresql_stopped_and_started_gives_try_again_and_loses_nothing(
         for _ in range(3):
             assert client.post(f"/games/{game_id}/draw", headers=HX).status_code == 200
             acknowledged += 1
-        api = client.post("/api/games", json={"code": CODE}).json()["id"]
+        # A game of nobody's (a client without a cookie): /g/CODE is still the page game.
+        api = TestClient(client.app).post("/api/games", json={"code": CODE}).json()["id"]
         assert client.post(f"/api/games/{api}/draw").status_code == 200
 
         private_postgres.stop()
@@ -195,7 +198,8 @@ def test_sqlite_read_only_gives_try_again_and_recovers_without_a_restart() -> No
                 game_id = game_id_of(page.text)
                 for _ in range(3):
                     assert client.post(f"{server.url}/games/{game_id}/draw", headers=HX).status_code == 200
-                api = client.post(f"{server.url}/api/games", json={"code": CODE}).json()["id"]
+                # A game of nobody's (no cookie): /g/CODE stays the page game.
+                api = httpx.post(f"{server.url}/api/games", json={"code": CODE}).json()["id"]
             for path in data.glob("tripeaks.db*"):
                 path.chmod(0o444)
             with live_server(data, {"TRIPEAKS_RATE_LIMITS": "false"}, run_as=run_as) as server:
@@ -221,3 +225,69 @@ def test_sqlite_read_only_gives_try_again_and_recovers_without_a_restart() -> No
             assert check.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+# -- /readyz follows the store's own writes ---------------------------------------------------
+
+
+def test_readyz_says_503_as_soon_as_a_write_failed_until_one_goes_through(
+    make_client: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(/readyz answered 200 for about 1.3 s after the disk filled while moves already got 503:
+    it followed only its own probe, whose answer it keeps.) The probe's answer is kept longer
+    here, so that only the store's own writes can change what /readyz says."""
+    monkeypatch.setattr("app.web.ops.health.PROBE_KEPT_S", 3600.0)
+    with tiny_disk() as disk:
+        store = SqlStore(f"sqlite:///{disk}/tripeaks.db")
+        try:
+            client = make_client(store, client_kwargs={"raise_server_exceptions": False})
+            game_id = game_id_of(client.get(f"/g/{CODE}").text)
+            assert client.get("/readyz").status_code == 200  # the probe went through: kept an hour
+            filler = fill(disk)
+            for _ in range(40):  # new games grow the file most
+                if client.post("/api/games", json={"code": CODE}).status_code == 503:
+                    break
+            else:
+                raise AssertionError("the full disk was never hit")
+            ready = client.get("/readyz")
+            assert ready.status_code == 503 and ready.text.startswith("not ready: the store cannot write")
+            assert client.get("/healthz").status_code == 200
+            filler.unlink()
+            assert client.get("/readyz").status_code == 503  # until a write goes through
+            assert client.post(f"/games/{game_id}/draw", headers=HX).status_code == 200
+            assert client.get("/readyz").text == "ready\n"
+        finally:
+            store.close()
+
+
+# -- a race's stream in a database outage -----------------------------------------------------
+
+
+@pytest.mark.postgres
+def test_a_race_s_stream_ends_whole_when_the_database_stops_and_comes_back(
+    private_postgres: PrivatePostgres, tmp_path: Path
+) -> None:
+    """(The stream ended with "Exception in ASGI application" and a cut chunked body.) It ends as
+    any stream ends (the browser opens it again after the ``retry`` it was told), and opens again
+    once the database is back."""
+    data = tmp_path / "data"
+    data.mkdir()
+    env = {"TRIPEAKS_DATABASE_URL": private_postgres.url, "TRIPEAKS_RATE_LIMITS": "false"}
+    with live_server(data, env) as server, httpx.Client(base_url=server.url, timeout=20) as client:
+        race_id = client.post("/api/races", json={"code": CODE}).json()["id"]
+        stream = Stream(client, f"/races/{race_id}/events").open()
+        assert stream.status == 200 and "race-start" in stream.next().data
+        private_postgres.stop()
+        try:
+            with pytest.raises(EOFError):  # ended whole: not an httpx error of a cut body
+                stream.next(timeout=40)  # its next read of the room (at most 15 s on)
+        finally:
+            private_postgres.start()
+        deadline = time.monotonic() + 30
+        while (again := Stream(client, f"/races/{race_id}/events").open()).status != 200:
+            assert again.status == 503 and time.monotonic() < deadline, again.status
+            time.sleep(0.5)  # the page waits its retry before it opens the stream again
+        assert "race-start" in again.next().data
+        again.close()
+        log = server.output()
+        assert "Exception in ASGI application" not in log and "Traceback" not in log, log

@@ -11,6 +11,7 @@ game, their name) must be exactly as they were.
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import json
 import re
@@ -148,10 +149,10 @@ def garbage_headers() -> Iterator[tuple[str, dict[str, Any]]]:
 RouteProbes = Callable[[Ids], Iterator[Probe]]
 
 
-def code_probes(method: str, template: str, *, prefix: str = "") -> RouteProbes:
+def code_probes(method: str, template: str, *, prefix: str = "", expect: Expect | None = None) -> RouteProbes:
     def probes(ids: Ids) -> Iterator[Probe]:
         for code in BAD_CODES:
-            yield Probe(f"code {code[:30]!r}", method, template.replace("{code}", code), expect=expect_code(code))
+            yield Probe(f"code {code[:30]!r}", method, template.replace("{code}", code), expect=expect or expect_code(code))
     return probes
 
 
@@ -291,15 +292,15 @@ def howto_probes(ids: Ids) -> Iterator[Probe]:
     yield Probe("a body it does not read", "POST", "/settings/how-to-play", {"data": {"x": "y" * 5000}}, "any")
 
 
-BAD_DAYS = ("2026-13-01", "2026-02-30", "20261203", "2026-1-3", "%00", "9999-12-31", "0000-01-01", "x" * 300,
+BAD_DAYS = ("2026-13-01", "2026-02-30", "20261203", "2026-1-3", "%00", "9999-12-31", "0000-01-01", "0001-01-01", "x" * 300,
             "2026-12-03%0d%0aSet-Cookie:x=1", "%D9%A2%D9%A0%D9%A2%D9%A6-12-03", "2026-12-03%2F..", "<script>")
 
 
-def day_probes(template: str) -> RouteProbes:
-    """Malformed dates (a 422), dates to come (a 404): nothing stored either way."""
+def day_probes(template: str, method: str = "GET") -> RouteProbes:
+    """Malformed dates (a 422), dates to come or before the first (a 404): nothing stored either way."""
     def probes(ids: Ids) -> Iterator[Probe]:
         for day in BAD_DAYS:
-            yield Probe(f"day {day[:30]!r}", "GET", template.replace("{day}", day))
+            yield Probe(f"day {day[:30]!r}", method, template.replace("{day}", day))
     return probes
 
 
@@ -369,7 +370,145 @@ def new_race_probes(ids: Ids) -> Iterator[Probe]:
     yield Probe("race body not JSON", "POST", "/api/races", {"content": b"{", "headers": {"content-type": "application/json"}})
 
 
+def id_probes(method: str, template: str, name: str) -> RouteProbes:
+    """Ids (of a device, a token) that are nobody's or cannot exist: 404, nothing signed out."""
+
+    def probes(ids: Ids) -> Iterator[Probe]:
+        for bad in BAD_IDS:
+            yield Probe(f"{name} {bad[:30]!r}", method, template.replace("{" + name + "}", bad))
+    return probes
+
+
+LINK_CODES = ["222-222-222", "", "O0I1L", "K" * 300, "\u202e222222222", "222222222\x00", "२२२२२२२२२"]
+
+
+def typed_code_probes(path: str) -> RouteProbes:
+    """Link and recovery codes that are wrong (404) or cannot be codes (422), as JSON and as forms."""
+
+    def probes(ids: Ids) -> Iterator[Probe]:
+        for code in LINK_CODES:
+            if path.startswith("/api/"):
+                yield Probe(f"code {code[:20]!r}", "POST", path, {"json": {"code": code, "bring_history": True}})
+            else:
+                yield Probe(f"code {code[:20]!r}", "POST", path, {"data": {"code": code, "bring_history": "yes"}})
+        if path.startswith("/api/"):
+            yield Probe("bring_history not a bool", "POST", path, {"json": {"code": "222222222", "bring_history": "x"}})
+            yield from json_body_probes(path, {"code": "222222222"})
+        else:
+            yield Probe("bring_history made up", "POST", path, {"data": {"code": "222222222", "bring_history": "maybe"}})
+            yield Probe("body over the limit", "POST", path, {"data": {"code": "2" * 20_000}})
+    return probes
+
+
+def passkey_probes(path: str) -> RouteProbes:
+    """Passkeys at an address where they cannot work (the test client's): refused, with a reason."""
+
+    def probes(ids: Ids) -> Iterator[Probe]:
+        yield Probe("no relying party here", "POST", path, {"json": {"credential": {"id": "x"}}})
+        yield Probe("garbage credential", "POST", path, {"json": {"credential": "x" * 100}})
+        yield Probe("on localhost, garbage credential", "POST", path,
+                    {"json": {"credential": {"id": "x", "response": {"clientDataJSON": "!!"}}},
+                     "headers": {"host": "localhost"}})
+    return probes
+
+
+def delete_me_probes(method: str, path: str, data: dict[str, str] | None = None) -> RouteProbes:
+    """Only a stranger deletes (themselves): the victim's player stays; unconfirmed, nothing goes."""
+
+    def probes(ids: Ids) -> Iterator[Probe]:
+        yield Probe("a stranger deletes themselves", method, path, {"data": data} if data else {}, "any", as_victim=False)
+        if data:
+            yield Probe("not confirmed", method, path, {"data": {"confirm": "no"}})
+    return probes
+
+
+def table_name_probes(path: str) -> RouteProbes:
+    """Tables of friends' names (issue 39) that a display name's rules refuse: 4xx, nothing made."""
+
+    def probes(ids: Ids) -> Iterator[Probe]:
+        for name in ("", "\x00", "\u202e", " " * 5, "a" * 5000):
+            if path.startswith("/api/"):
+                yield Probe(f"name {name[:10]!r}", "POST", path, {"json": {"name": name}})
+            else:
+                yield Probe(f"name {name[:10]!r}", "POST", path, {"data": {"name": name}})
+        if path.startswith("/api/"):
+            yield from json_body_probes(path, {"name": "Friday club"})
+    return probes
+
+
+def invite_probes(ids: Ids) -> Iterator[Probe]:
+    """Invite tokens that are nobody's or cannot be tokens: 404 or 422, nothing joined."""
+    for bad in BAD_IDS:
+        yield Probe(f"token {bad[:30]!r}", "POST", "/api/tables/join", {"json": {"token": bad}})
+    yield from json_body_probes("/api/tables/join", {"token": "nope"})
+
+
+def run_probes(method: str, template: str) -> RouteProbes:
+    """Runs to beat (issue 39) named by references that name no run, on bad days too: 4xx, nothing dealt."""
+
+    def probes(ids: Ids) -> Iterator[Probe]:
+        today = dt.datetime.now(dt.UTC).date().isoformat()
+        for bad in BAD_IDS:
+            yield Probe(f"run {bad[:30]!r}", method, template.replace("{day}", today).replace("{ref}", bad))
+        for day in BAD_DAYS:
+            yield Probe(f"day {day[:30]!r}", method, template.replace("{day}", day).replace("{ref}", "a" * 22))
+    return probes
+
+
 CATALOGUE: dict[tuple[str, str], RouteProbes] = {
+    ("GET", "/api/tables"): plain("GET", "/api/tables"),
+    ("POST", "/api/tables"): table_name_probes("/api/tables"),
+    ("POST", "/api/tables/join"): invite_probes,
+    ("GET", "/api/tables/{table_id}"): id_probes("GET", "/api/tables/{table_id}", "table_id"),
+    ("POST", "/api/tables/{table_id}/invite"): id_probes("POST", "/api/tables/{table_id}/invite", "table_id"),
+    ("DELETE", "/api/tables/{table_id}/members/me"): id_probes("DELETE", "/api/tables/{table_id}/members/me", "table_id"),
+    ("DELETE", "/api/tables/{table_id}/members/{member_id}"):
+        id_probes("DELETE", "/api/tables/{table_id}/members/{member_id}", "table_id"),
+    ("GET", "/tables"): plain("GET", "/tables"),
+    ("POST", "/tables"): table_name_probes("/tables"),
+    ("GET", "/tables/{table_id}"): id_probes("GET", "/tables/{table_id}", "table_id"),
+    ("GET", "/tables/{table_id}/events"): id_probes("GET", "/tables/{table_id}/events", "table_id"),
+    ("POST", "/tables/{table_id}/invite"): id_probes("POST", "/tables/{table_id}/invite", "table_id"),
+    ("POST", "/tables/{table_id}/leave"): id_probes("POST", "/tables/{table_id}/leave", "table_id"),
+    ("POST", "/tables/{table_id}/name"): id_probes("POST", "/tables/{table_id}/name", "table_id"),
+    ("POST", "/tables/{table_id}/race"): id_probes("POST", "/tables/{table_id}/race", "table_id"),
+    ("POST", "/tables/{table_id}/members/{member_id}/remove"):
+        id_probes("POST", "/tables/{table_id}/members/{member_id}/remove", "table_id"),
+    ("GET", "/t/{token}"): id_probes("GET", "/t/{token}", "token"),
+    ("POST", "/t/{token}"): id_probes("POST", "/t/{token}", "token"),
+    ("GET", "/daily/{day}/runs/{ref}"): run_probes("GET", "/daily/{day}/runs/{ref}"),
+    ("GET", "/daily/{day}/runs/{ref}/events"): run_probes("GET", "/daily/{day}/runs/{ref}/events"),
+    ("POST", "/daily/{day}/runs/{ref}"): run_probes("POST", "/daily/{day}/runs/{ref}"),
+    ("POST", "/api/players/me/link-codes"): plain("POST", "/api/players/me/link-codes"),
+    ("POST", "/api/link"): typed_code_probes("/api/link"),
+    ("POST", "/api/players/me/recovery-code"): plain("POST", "/api/players/me/recovery-code"),
+    ("POST", "/api/recover"): typed_code_probes("/api/recover"),
+    ("GET", "/api/players/me/devices"): plain("GET", "/api/players/me/devices"),
+    ("DELETE", "/api/players/me/devices/{device_id}"): id_probes("DELETE", "/api/players/me/devices/{device_id}", "device_id"),
+    ("POST", "/api/players/me/tokens"): plain("POST", "/api/players/me/tokens"),
+    ("GET", "/api/players/me/tokens"): plain("GET", "/api/players/me/tokens"),
+    ("DELETE", "/api/players/me/tokens/{token_id}"): id_probes("DELETE", "/api/players/me/tokens/{token_id}", "token_id"),
+    ("GET", "/api/players/me/export"): plain("GET", "/api/players/me/export"),
+    ("DELETE", "/api/players/me"): delete_me_probes("DELETE", "/api/players/me"),
+    ("POST", "/api/passkeys/options"): plain("POST", "/api/passkeys/options", "4xx"),
+    ("POST", "/api/passkeys"): passkey_probes("/api/passkeys"),
+    ("POST", "/api/passkeys/sign-in/options"): plain("POST", "/api/passkeys/sign-in/options", "4xx"),
+    ("POST", "/api/passkeys/sign-in"): passkey_probes("/api/passkeys/sign-in"),
+    ("GET", "/devices"): plain("GET", "/devices"),
+    ("POST", "/devices/link-code"): plain("POST", "/devices/link-code"),
+    ("POST", "/devices/sign-out-others"): plain("POST", "/devices/sign-out-others"),
+    ("POST", "/devices/{device_id}/sign-out"): id_probes("POST", "/devices/{device_id}/sign-out", "device_id"),
+    ("POST", "/devices/recovery-code"): plain("POST", "/devices/recovery-code"),
+    ("POST", "/devices/tokens"): plain("POST", "/devices/tokens"),
+    ("POST", "/devices/tokens/{token_id}/revoke"): id_probes("POST", "/devices/tokens/{token_id}/revoke", "token_id"),
+    ("POST", "/devices/passkeys/remove"): plain("POST", "/devices/passkeys/remove"),
+    ("GET", "/link"): plain("GET", "/link"),
+    ("GET", "/link/{code}"): code_probes("GET", "/link/{code}", expect="any"),
+    ("POST", "/link"): typed_code_probes("/link"),
+    ("GET", "/recover"): plain("GET", "/recover"),
+    ("POST", "/recover"): typed_code_probes("/recover"),
+    ("GET", "/players/me/delete"): plain("GET", "/players/me/delete"),
+    ("POST", "/players/me/delete"): delete_me_probes("POST", "/players/me/delete", {"confirm": "yes"}),
     ("GET", "/api/races/{race_id}"): race_probes("GET", "/api/races/{race_id}"),
     ("GET", "/race/{race_id}"): race_probes("GET", "/race/{race_id}"),
     ("GET", "/races/{race_id}/events"): race_probes("GET", "/races/{race_id}/events"),
@@ -396,6 +535,7 @@ CATALOGUE: dict[tuple[str, str], RouteProbes] = {
     ("GET", "/"): plain("GET", "/"),
     ("GET", "/daily"): plain("GET", "/daily"),
     ("GET", "/daily/{day}"): day_probes("/daily/{day}"),
+    ("POST", "/daily/{day}"): day_probes("/daily/{day}", "POST"),
     ("GET", "/daily/{day}/board"): day_probes("/daily/{day}/board"),
     ("GET", "/daily/calendar"): month_probes,
     ("GET", "/api/daily"): plain("GET", "/api/daily"),
@@ -484,7 +624,8 @@ def world(make_client: AppFactory, world_store: GameStore) -> World:
     page_id = game_id_of(page.text)
     for _ in range(3):
         assert victim.post(f"/games/{page_id}/draw", headers=HX).status_code == 200
-    api = victim.post("/api/games", json={"code": CODE}).json()["id"]
+    # A game of nobody's: made by a client without a cookie (with the victim's it would be theirs).
+    api = TestClient(victim.app).post("/api/games", json={"code": CODE}).json()["id"]
     assert victim.post(f"/api/games/{api}/draw").status_code == 200
     stranger = TestClient(victim.app, raise_server_exceptions=False)
     stranger.__enter__()
@@ -499,8 +640,8 @@ def readable_message(response: Any) -> str:
     if "json" in ctype:
         body = response.json()
         if isinstance(body, dict):
-            detail = body.get("message") or body.get("detail")
-            return json.dumps(detail) if isinstance(detail, list) else str(detail or "")
+            detail = body.get("detail")
+            return json.dumps(body.get("errors")) if body.get("errors") else str(detail or "")
         return ""
     text = response.text
     main = re.search(r"<main.*?</main>", text, re.S)

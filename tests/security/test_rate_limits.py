@@ -69,7 +69,14 @@ def test_actions_over_the_limit_get_429_in_each_form_and_change_nothing(make_cli
     api = client.post("/api/games", json={"code": CODE}).json()["id"]
     answer = client.post(f"/api/games/{api}/draw")
     assert answer.status_code == 429 and "retry-after" in answer.headers
-    assert answer.json() == {"detail": "Too many requests just now. Wait a moment, then try again."}
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert answer.json() == {
+        "type": "urn:tripeaks:problem:too_many_requests",
+        "title": "Too Many Requests",
+        "status": 429,
+        "detail": "Too many requests just now. Wait a moment, then try again.",
+        "error": "too_many_requests",
+    }
     assert moves_of(store, game_id) == 3 and moves_of(store, api) == 0
     # Reads are not limited.
     for _ in range(10):
@@ -141,6 +148,20 @@ def test_pages_that_deal_are_limited_per_address(make_client: AppFactory) -> Non
     assert client.get("/stats").status_code == 200 and client.get("/healthz").status_code == 200
 
 
+def test_the_daily_s_pages_are_limited_per_address_and_its_deals_as_new_games(make_client: AppFactory) -> None:
+    """(350 past days from one cookie in 16 s made 350 rows and 200 games: no limit at all.)"""
+    store = MemoryStore()
+    client = make_client(store, rate_limits=True, rate_limit_pages="3/minute", rate_limit_new_games="2/minute")
+    days = ["2026-06-01", "2026-06-02", "2026-06-03", "2026-06-04"]
+    assert [client.get(f"/daily/{day}").status_code for day in days] == [200, 200, 200, 429]
+    assert client.get("/api/daily/2026-06-05").status_code == 429
+    assert client.get("/daily/calendar").status_code == 429
+    other = TestClient(client.app, client=("198.51.100.8", 4321))
+    made = [other.post(f"/daily/{day}", follow_redirects=False).status_code for day in days[:3]]
+    assert made == [303, 303, 429]  # each deals a game: the new games' limit
+    assert len(store._games) == 2 and len(store._daily) == 2
+
+
 def test_hints_have_a_limit_of_their_own(make_client: AppFactory) -> None:
     client = make_client(rate_limits=True, rate_limit_hints="2/minute")
     game_id = game_id_of(client.get(f"/g/{CODE}").text)
@@ -208,3 +229,43 @@ def test_an_unreachable_shared_store_lets_requests_through(make_client: AppFacto
         port = sock.getsockname()[1]
     client = make_client(rate_limits=True, rate_limit_new_games="1/minute", rate_limit_storage=f"redis://127.0.0.1:{port}")
     assert [client.post("/api/games", json={}).status_code for _ in range(3)] == [201, 201, 201]
+
+
+def test_code_guessing_is_throttled_per_address_and_for_everyone(make_client: AppFactory) -> None:
+    """Link codes tried (issue 38): a limit per client address, and a ceiling for the whole
+    installation that many addresses together meet; recovery codes the same, with their own."""
+    limits = {"rate_limit_codes": "3/minute", "rate_limit_codes_everyone": "5/minute",
+              "rate_limit_recovery": "2/minute", "rate_limit_recovery_everyone": "3/minute"}
+    first = make_client(rate_limits=True, client_kwargs={"client": ("198.51.100.1", 4000)}, **limits)
+    wrong = {"code": "222-222-222"}
+    assert [first.post("/api/link", json=wrong).status_code for _ in range(4)] == [404, 404, 404, 429]
+    refused = first.post("/api/link", json=wrong)
+    assert refused.status_code == 429 and refused.headers["retry-after"] == "30" and "Too many" in refused.json()["detail"]
+    page = first.post("/link", data={"code": "222222222", "bring_history": "no"})
+    assert page.status_code == 429 and "<h1>" in page.text  # the form: a page that says so
+    second = TestClient(first.app, client=("198.51.100.2", 4000))
+    assert [second.post("/api/link", json=wrong).status_code for _ in range(3)] == [404, 404, 429]  # 3 + 2: all
+    third = TestClient(first.app, client=("198.51.100.3", 4000))
+    assert third.post("/link", data={"code": "222222222", "bring_history": "no"}).status_code == 429
+    # Recovery codes count apart, with their own (lower) limits; a new one made counts too.
+    assert [third.post("/api/recover", json={"code": "2" * 32}).status_code for _ in range(3)] == [404, 404, 429]
+    assert first.post("/api/players/me/recovery-code").status_code == 201
+    assert second.post("/api/players/me/recovery-code").status_code == 429  # the ceiling: 3 for everyone
+
+
+def test_making_and_joining_tables_are_limited_per_address(make_client: AppFactory) -> None:
+    """Tables of friends (issue 39): made, joined or raced, each counts as a new game."""
+    store = MemoryStore()
+    client = make_client(store, rate_limits=True, rate_limit_new_games="3/minute")
+    made = client.post("/api/tables", json={"name": "T"})
+    assert made.status_code == 201
+    token = made.json()["invite_url"].rsplit("/t/", 1)[1]
+    assert client.post("/tables", data={"name": "U"}, follow_redirects=False).status_code == 303
+    assert client.post("/api/tables/join", json={"token": token}).status_code == 200
+    for response in (
+        client.post("/api/tables", json={"name": "V"}),
+        client.post("/api/tables/join", json={"token": token}),
+        client.post(f"/t/{token}"),
+    ):
+        assert response.status_code == 429
+    assert len(client.get("/api/tables").json()) == 2

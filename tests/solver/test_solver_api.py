@@ -15,12 +15,12 @@ from app.cli import main
 from app.engine.actions import Action
 from app.engine.deal import GameCode, Rules
 from app.engine.game import Game
-from app.engine.layout import COVER_MASKS
 from app.engine.search.bound import hall_holds, rank_unit
 from app.engine.search.hints import Hint, hint
 from app.engine.search.solver import SearchLimitExceeded, reachable_removed_sets, solve, solve_code
 from tests.support.positions import random_action, replays_to, small_positions
 from tests.support.reference import brute_force, brute_force_best, plain_best
+from tests.support.three_peaks import COVER_MASKS
 
 
 def test_reachable_removed_sets() -> None:

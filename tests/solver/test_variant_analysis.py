@@ -14,11 +14,12 @@ import pytest
 
 from app.engine import Game, GameCode, Rules, Status, Variants
 from app.engine.deal import Deal
-from app.engine.layout import COVERED_BY, PEAK_MASKS
+from app.engine.layout import PEAK_MASKS
 from app.engine.search.analysis import analyse
 from app.engine.search.solver import solve
 from tests.support.deals import played_by_hints
 from tests.support.reference import plain_search
+from tests.support.three_peaks import COVERED_BY
 
 FULL = (1 << 28) - 1
 COVER = [sum(1 << q for q in COVERED_BY[p]) for p in range(28)]

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.engine import DRAW, Game, GameCode, Rules
-from app.store.base import GameStore, StoredGame
 from tests.support.deals import won_deal
-from tests.support.store import BACKENDS, Clock, StoreFactory
+from tests.support.store import BACKENDS, Clock, StoreFactory, play_saved
 
 pytestmark = pytest.mark.parametrize("database_url", BACKENDS, indirect=True)
 
@@ -16,21 +15,13 @@ BOB = "bob-player-id-00000000000002"
 CODE = GameCode.parse("TP1-E-AAAAAAB")
 
 
-def play(store: GameStore, stored: StoredGame, line: tuple[int, ...] | list[int]) -> StoredGame:
-    for action in line:
-        game = stored.game.copy()
-        game.replay([action])
-        stored = store.save(stored, game)
-    return stored
-
-
 def test_the_oldest_unfinished_games_go_first_and_their_results_stay(
     make_store: StoreFactory, clock: Clock
 ) -> None:
     store = make_store(clock=clock, max_games_per_player=4)
     code, line = won_deal(Rules.EASY)
-    won = play(store, store.create(Game(code), ALICE), line)
-    played = play(store, store.create(Game(CODE), ALICE), [DRAW, DRAW])
+    won = play_saved(store, store.create(Game(code), ALICE), line)
+    played = play_saved(store, store.create(Game(CODE), ALICE), [DRAW, DRAW])
     untouched = store.create(Game(CODE), ALICE)
     bobs = store.create(Game(CODE), BOB)  # another player's games do not count
     api = [store.create(Game(CODE), None) for _ in range(5)]  # nor games made without an owner
@@ -58,8 +49,8 @@ def test_the_oldest_unfinished_games_go_first_and_their_results_stay(
 def test_won_games_go_last_and_keep_their_results(make_store: StoreFactory, clock: Clock) -> None:
     store = make_store(clock=clock, max_games_per_player=2)
     code, line = won_deal(Rules.EASY)
-    first = play(store, store.create(Game(code), ALICE), line)
-    second = play(store, store.create(Game(code), ALICE), line)
+    first = play_saved(store, store.create(Game(code), ALICE), line)
+    second = play_saved(store, store.create(Game(code), ALICE), line)
     newest = store.create(Game(CODE), ALICE)
     assert store.get(first.id) is None
     assert store.get(second.id) is not None and store.get(newest.id) is not None

@@ -17,28 +17,13 @@ from app.store.base import (
     VersionConflict,
 )
 from tests.support.deals import won_deal
-from tests.support.store import BACKENDS, Clock, played, two_blocks, two_wins
+from tests.support.store import BACKENDS, Clock, play_new, play_saved, played, two_blocks, two_wins
 
 pytestmark = pytest.mark.parametrize("database_url", BACKENDS, indirect=True)
 
 ALICE = "alice-player-id-0000000001"
 BOB = "bob-player-id-00000000000002"
 CODE = GameCode.parse("TP1-E-AAAAAAB")
-
-
-def play(store: GameStore, stored: StoredGame, line: list[int] | tuple[int, ...]) -> StoredGame:
-    """Each action a save of its own, as the web app makes them."""
-    for action in line:
-        game = stored.game.copy()
-        game.replay([action])
-        stored = store.save(stored, game)
-    return stored
-
-
-def play_to(
-    store: GameStore, owner: str | None, code: GameCode, line: tuple[int, ...]
-) -> StoredGame:
-    return play(store, store.create(Game(code), owner), line)
 
 
 # -- games ------------------------------------------------------------------------------------
@@ -129,7 +114,7 @@ def test_a_second_store_on_the_same_database_sees_everything(
 
 def test_first_win_then_record_then_lower(store: GameStore) -> None:
     code, low, high = two_wins()
-    first = play_to(store, ALICE, code, low)
+    first = play_new(store, ALICE, code, low)
     assert first.game.status is Status.WON
     result = store.result(first.id)
     assert result is not None and result.won and result.feats == {Feat.FIRST_WIN}
@@ -141,14 +126,14 @@ def test_first_win_then_record_then_lower(store: GameStore) -> None:
     assert record.first_win_score == record.best_score == first.game.score
     assert record.best_holder is not None and record.best_holder.game_id == first.id
 
-    better = play_to(store, BOB, code, high)
+    better = play_new(store, BOB, code, high)
     assert store.result(better.id).feats == {Feat.NEW_RECORD}  # type: ignore[union-attr]
     record = store.deal_record(code)
     assert record is not None and record.wins == 2
     assert record.best_score == better.game.score and record.best_holder.player == BOB  # type: ignore[union-attr]
     assert record.first_winner.player == ALICE  # type: ignore[union-attr]
 
-    same_again = play_to(store, ALICE, code, high)  # equal to the record: not a new one
+    same_again = play_new(store, ALICE, code, high)  # equal to the record: not a new one
     assert store.result(same_again.id).feats == frozenset()  # type: ignore[union-attr]
     record = store.deal_record(code)
     assert record is not None and record.best_holder.player == BOB and record.wins == 3  # type: ignore[union-attr]
@@ -156,7 +141,7 @@ def test_first_win_then_record_then_lower(store: GameStore) -> None:
 
 def test_deals_are_code_and_rules(store: GameStore) -> None:
     code, line = won_deal(Rules.EASY)
-    play_to(store, ALICE, code, line)
+    play_new(store, ALICE, code, line)
     assert store.deal_record(GameCode(Rules.CLASSIC, code.number)) is None
     assert store.deal_record(GameCode.parse(code.text().lower().replace("-e-", "-n-"))) is not None
     assert store.deal_record(GameCode(Rules.EASY, code.number + 1)) is None
@@ -164,25 +149,25 @@ def test_deals_are_code_and_rules(store: GameStore) -> None:
 
 def test_blocked_games_hold_the_best_unfinished_result(store: GameStore) -> None:
     code, more, fewer = two_blocks()
-    a = play_to(store, ALICE, code, more)
+    a = play_new(store, ALICE, code, more)
     assert a.game.status is Status.BLOCKED
     result = store.result(a.id)  # recorded when it became blocked
     assert result is not None and not result.won and result.feats == {Feat.BEST_UNFINISHED}
     assert result.cards_left == a.game.cards_left()
-    b = play_to(store, BOB, code, fewer)
+    b = play_new(store, BOB, code, fewer)
     assert store.result(b.id).feats == {Feat.BEST_UNFINISHED}  # type: ignore[union-attr]
     record = store.deal_record(code)
     assert record is not None and record.wins == 0 and record.finished == 2
     assert record.best_cards_left == b.game.cards_left()
     assert record.best_unfinished_holder is not None and record.best_unfinished_holder.player == BOB
     assert record.best_score is None and record.first_winner is None
-    c = play_to(store, ALICE, code, more)  # no better than the best: recorded, no feat
+    c = play_new(store, ALICE, code, more)  # no better than the best: recorded, no feat
     assert store.result(c.id).feats == frozenset()  # type: ignore[union-attr]
 
 
 def test_a_result_only_improves(store: GameStore) -> None:
     code, _, fewer = two_blocks()
-    stored = play_to(store, ALICE, code, fewer)
+    stored = play_new(store, ALICE, code, fewer)
     best = store.result(stored.id)
     assert best is not None
     # Undo all the way and end blocked with more cards left: the result stays the better one.
@@ -199,13 +184,13 @@ def test_coming_back_to_a_game_left_unfinished_and_winning_it_turns_the_result_i
 ) -> None:
     code, line = won_deal(Rules.EASY)
     stored = store.create(Game(code), ALICE)
-    stored = play(store, stored, line[:10])
+    stored = play_saved(store, stored, line[:10])
     store.create(Game(code), ALICE)  # leaves the first game: an unfinished result
     left = store.result(stored.id)
     assert left is not None and not left.won and left.cards_left == stored.game.cards_left()
     assert store.player_stats(ALICE)[0].played == 0  # not a loss while it can be taken up again
     store.set_current(ALICE, stored.id)  # back to it, and win it
-    stored = play(store, stored, line[10:])
+    stored = play_saved(store, stored, line[10:])
     won = store.result(stored.id)
     assert won is not None and won.won and Feat.FIRST_WIN in won.feats
     record = store.deal_record(code)
@@ -230,7 +215,7 @@ def blocked_then_won() -> tuple[GameCode, tuple[int, ...], int, tuple[int, ...]]
 
 def test_undo_from_blocked_then_win_turns_the_result_into_a_win(store: GameStore) -> None:
     code, blocking, undos, rest = blocked_then_won()
-    stored = play_to(store, ALICE, code, blocking)
+    stored = play_new(store, ALICE, code, blocking)
     assert stored.game.status is Status.BLOCKED
     blocked = store.result(stored.id)  # recorded as the game became blocked
     assert blocked is not None and not blocked.won and blocked.cards_left == stored.game.cards_left() > 0
@@ -239,7 +224,7 @@ def test_undo_from_blocked_then_win_turns_the_result_into_a_win(store: GameStore
         game.undo()
         stored = store.save(stored, game)
     assert stored.game.status is Status.PLAYING and store.result(stored.id) == blocked
-    stored = play(store, stored, rest)
+    stored = play_saved(store, stored, rest)
     assert stored.game.status is Status.WON
     won = store.result(stored.id)
     assert won is not None and won.won and won.cards_left == 0 and Feat.FIRST_WIN in won.feats
@@ -259,7 +244,7 @@ def test_leaving_records_only_games_with_a_move(store: GameStore) -> None:
 
 
 def test_record_result_by_hand(store: GameStore) -> None:
-    stored = play(store, store.create(Game(CODE), ALICE), [DRAW, DRAW])
+    stored = play_saved(store, store.create(Game(CODE), ALICE), [DRAW, DRAW])
     result = store.record_result(stored.id)
     assert result is not None and result.moves == 2 and result.cards_left == 28
     assert result.feats == {Feat.BEST_UNFINISHED}
@@ -269,7 +254,7 @@ def test_record_result_by_hand(store: GameStore) -> None:
 
 def test_api_games_count_for_records_anonymously(store: GameStore) -> None:
     code, line = won_deal(Rules.EASY)
-    stored = play_to(store, None, code, line)
+    stored = play_new(store, None, code, line)
     record = store.deal_record(code)
     assert record is not None and record.first_winner is not None
     assert record.first_winner.player is None and record.first_winner.name is None
@@ -279,14 +264,14 @@ def test_api_games_count_for_records_anonymously(store: GameStore) -> None:
 def test_concurrent_first_wins_make_one_first_winner(store: GameStore) -> None:
     code, line = won_deal(Rules.EASY)
     players = [f"racer-{i:02d}-player-id-xxxx" for i in range(6)]
-    almost = {p: play_to(store, p, code, line[:-1]) for p in players}
+    almost = {p: play_new(store, p, code, line[:-1]) for p in players}
     barrier = threading.Barrier(len(players))
     errors: list[BaseException] = []
 
     def finish(player: str) -> None:
         try:
             barrier.wait()
-            play(store, almost[player], line[-1:])
+            play_saved(store, almost[player], line[-1:])
         except BaseException as error:  # pragma: no cover - reported below
             errors.append(error)
 
@@ -324,7 +309,7 @@ def test_display_names(store: GameStore) -> None:
 
 def test_records_show_names_as_they_are_now(store: GameStore) -> None:
     code, line = won_deal(Rules.EASY)
-    play_to(store, ALICE, code, line)
+    play_new(store, ALICE, code, line)
     record = store.deal_record(code)
     assert record is not None and record.best_holder is not None and record.best_holder.name is None
     store.set_display_name(ALICE, "Dana")
@@ -342,14 +327,14 @@ def test_player_stats_and_streaks(store: GameStore, clock: Clock) -> None:
     assert all(s.best_score is None and s.win_rate == 0.0 for s in fresh)
 
     def win() -> int:
-        return play_to(store, ALICE, code, line).game.score
+        return play_new(store, ALICE, code, line).game.score
 
     def lose() -> None:
         blocked_code, blocking, _, _ = blocked_then_won()
-        assert play_to(store, ALICE, blocked_code, blocking).game.status is Status.BLOCKED
+        assert play_new(store, ALICE, blocked_code, blocking).game.status is Status.BLOCKED
 
     def leave() -> StoredGame:
-        left = play_to(store, ALICE, code, (DRAW,))
+        left = play_new(store, ALICE, code, (DRAW,))
         store.create(Game(code), ALICE)  # leave it after one move
         return left
 
@@ -358,7 +343,7 @@ def test_player_stats_and_streaks(store: GameStore, clock: Clock) -> None:
     scores.append(win())
     left = leave()  # under way still: neither a loss nor the end of a streak
     scores.append(win())
-    play_to(store, ALICE, classic_code, classic_line)
+    play_new(store, ALICE, classic_code, classic_line)
     store.create(Game(code), ALICE)  # leave the untouched one: not counted
     easy, classic = store.player_stats(ALICE)
     assert (easy.played, easy.won) == (5, 4)
@@ -387,13 +372,13 @@ def test_cleanup_removes_idle_unfinished_games_and_keeps_results(
     store: GameStore, clock: Clock
 ) -> None:
     code, line = won_deal(Rules.EASY)
-    won = play_to(store, ALICE, code, line)
-    abandoned = play(store, store.create(Game(CODE), BOB), [DRAW, DRAW, DRAW])
+    won = play_new(store, ALICE, code, line)
+    abandoned = play_saved(store, store.create(Game(CODE), BOB), [DRAW, DRAW, DRAW])
     untouched = store.create(Game(CODE), None)
     blocked_code, more, _ = two_blocks()
-    blocked = play_to(store, None, blocked_code, more)
+    blocked = play_new(store, None, blocked_code, more)
     clock.advance(31 * 86400)
-    recent = play(store, store.create(Game(CODE), ALICE), [DRAW])
+    recent = play_saved(store, store.create(Game(CODE), ALICE), [DRAW])
 
     removed = store.cleanup_idle(dt.timedelta(days=30))
     assert removed == 3
@@ -417,9 +402,9 @@ def test_cleanup_removes_idle_unfinished_games_and_keeps_results(
 
 
 def test_cleanup_keeps_games_touched_recently(store: GameStore, clock: Clock) -> None:
-    stored = play(store, store.create(Game(CODE), ALICE), [DRAW])
+    stored = play_saved(store, store.create(Game(CODE), ALICE), [DRAW])
     clock.advance(29 * 86400)
-    stored = play(store, stored, [DRAW])
+    stored = play_saved(store, stored, [DRAW])
     clock.advance(2 * 86400)
     assert store.cleanup_idle(dt.timedelta(days=30)) == 0
     assert store.get(stored.id) == stored
@@ -453,7 +438,7 @@ def test_update(store: GameStore) -> None:
 
 def test_update_records_results(store: GameStore) -> None:
     code, line = won_deal(Rules.EASY)
-    stored = play(store, store.create(Game(code), ALICE), line[:-1])
+    stored = play_saved(store, store.create(Game(code), ALICE), line[:-1])
     out = store.update(stored.id, lambda game: game.replay(line[-1:]))
     assert out is not None and out[0].game.status is Status.WON
     assert store.result(stored.id).feats == {Feat.FIRST_WIN}  # type: ignore[union-attr]

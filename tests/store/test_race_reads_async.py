@@ -7,12 +7,12 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from app.engine import Game, GameCode, Rules
+from app.engine import GameCode, Rules
 from app.store.base import GameStore, StoreUnavailable
 from app.store.database.race_async import PostgresRaceReader, conninfo_of
 from app.store.races import COUNTDOWN_S
 from tests.support.deals import won_deal
-from tests.support.store import Clock, run
+from tests.support.store import Clock, play_timed, run
 
 pytestmark = pytest.mark.parametrize(
     "database_url", [pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True
@@ -28,16 +28,6 @@ def conninfo(database_url: str) -> str:
     found = conninfo_of(database_url)
     assert found is not None
     return found
-
-
-def play(store: GameStore, game_id: str, action: int, clock: Clock) -> None:
-    clock.advance(1)
-
-    def change(game: Game) -> None:
-        game.replay([action])
-        game.note_time(clock())
-
-    assert store.update(game_id, change) is not None
 
 
 def test_the_loops_reads_are_the_stores_reads(store: GameStore, conninfo: str, clock: Clock) -> None:
@@ -59,14 +49,14 @@ def test_the_loops_reads_are_the_stores_reads(store: GameStore, conninfo: str, c
             await same(reader, race.id, [mine, theirs])  # the countdown
             clock.advance(COUNTDOWN_S)
             for action in line[:5]:
-                play(store, theirs, action, clock)
+                play_timed(store, clock, theirs, [action])
                 await same(reader, race.id, [mine, theirs])  # the rival's cards, score, stock
             store.see_racer(race.id, RIVAL, clock(), back=True)
             store.leave_race(race.id, RIVAL, clock())
             after = await reader.race(race.id)
             assert after is not None and after.racer(RIVAL).left_at is not None  # type: ignore[union-attr]
             for action in line:
-                play(store, mine, action, clock)
+                play_timed(store, clock, mine, [action])
             await same(reader, race.id, [mine, theirs])  # the finish
             again = store.race_again(race.id, MAKER, GameCode(Rules.EASY, 7), clock())
             assert again.round == 2

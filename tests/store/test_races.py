@@ -26,27 +26,12 @@ from app.store.races import (
     is_race_game_id,
 )
 from tests.support.deals import blocked_by_drawing, won_deal
-from tests.support.store import BACKENDS, Clock, StoreFactory
+from tests.support.store import BACKENDS, Clock, StoreFactory, play_timed
 
 pytestmark = pytest.mark.parametrize("database_url", BACKENDS, indirect=True)
 
 MAKER = "maker-player-id-000000000001"
 RIVAL = "rival-player-id-000000000002"
-
-
-def play(store: GameStore, game_id: str, line: list[int] | tuple[int, ...], clock: Clock) -> Game:
-    for action in line:
-        clock.advance(1)
-
-        def change(game: Game, action: int = action) -> None:
-            game.replay([action])
-            game.note_time(clock())
-
-        done = store.update(game_id, change)
-        assert done is not None
-    stored = store.get(game_id)
-    assert stored is not None
-    return stored.game
 
 
 def test_a_room_from_lobby_to_finish(store: GameStore, clock: Clock) -> None:
@@ -74,7 +59,7 @@ def test_a_room_from_lobby_to_finish(store: GameStore, clock: Clock) -> None:
     clock.advance(COUNTDOWN_S)
     assert store.race(race.id).status(clock()) is RaceStatus.RUNNING  # type: ignore[union-attr]
 
-    play(store, rival_game, line, clock)
+    play_timed(store, clock, rival_game, line)
     running = store.race(race.id)
     assert running is not None and running.status(clock()) is RaceStatus.RUNNING
     rival = running.racer(RIVAL)
@@ -83,7 +68,7 @@ def test_a_room_from_lobby_to_finish(store: GameStore, clock: Clock) -> None:
     with pytest.raises(NotNow):
         store.race_again(race.id, MAKER, code, clock())
 
-    drawn = play(store, first.game_id, [DRAW], clock)
+    drawn = play_timed(store, clock, first.game_id, [DRAW]).game
     maker = store.race(race.id).racer(MAKER)  # type: ignore[union-attr]
     assert maker is not None and maker.stock_left == Game(code).stock_count - 1 == drawn.stock_count
     assert maker.score == drawn.score
@@ -113,9 +98,9 @@ def test_the_room_ends_when_everyone_has_won_or_is_blocked(store: GameStore, clo
     rival = store.join_race(race.id, RIVAL, clock())
     store.start_race(race.id, MAKER, clock())
     clock.advance(COUNTDOWN_S)
-    play(store, race.racers[0].game_id, [DRAW] * Game(code).stock_count, clock)
+    play_timed(store, clock, race.racers[0].game_id, [DRAW] * Game(code).stock_count)
     assert store.race(race.id).status(clock()) is RaceStatus.RUNNING  # type: ignore[union-attr]
-    play(store, rival, [DRAW] * Game(code).stock_count, clock)
+    play_timed(store, clock, rival, [DRAW] * Game(code).stock_count)
     done = store.race(race.id)
     assert done is not None and done.status(clock()) is RaceStatus.FINISHED
     assert [r.player for r in done.in_order(clock())] == [MAKER, RIVAL]  # equal: who ended first
@@ -133,7 +118,7 @@ def test_a_racer_who_leaves_is_gone_and_does_not_hold_the_race_open(store: GameS
     store.start_race(race.id, MAKER, clock())
     clock.advance(COUNTDOWN_S)
     store.see_racer(race.id, RIVAL, clock(), back=True)
-    play(store, rival, line[:3], clock)
+    play_timed(store, clock, rival, line[:3])
     store.leave_race(race.id, RIVAL, clock())
     left_at = clock()
     after = store.race(race.id)
@@ -142,7 +127,7 @@ def test_a_racer_who_leaves_is_gone_and_does_not_hold_the_race_open(store: GameS
     store.see_racer(race.id, RIVAL, clock() + 1)  # their closing page's last mark: still gone
     assert store.race(race.id).racer(RIVAL).status(clock() + 1) is RacerStatus.GONE  # type: ignore[union-attr]
 
-    play(store, race.racers[0].game_id, line, clock)
+    play_timed(store, clock, race.racers[0].game_id, line)
     done = store.race(race.id)
     assert done is not None and done.status(clock()) is RaceStatus.FINISHED  # long before the limit
     finish = done.finish_at(clock())
@@ -154,6 +139,28 @@ def test_a_racer_who_leaves_is_gone_and_does_not_hold_the_race_open(store: GameS
         store.leave_race("nosuchrace00", RIVAL, clock())
     with pytest.raises(NotNow):
         store.leave_race(race.id, MAKER, clock())  # over
+
+
+def test_race_again_does_not_bring_back_a_racer_who_left(store: GameStore, clock: Clock) -> None:
+    """Issue 42: "Race again" seats the maker and the racers still there, not one who left."""
+    code, line = won_deal()
+    third = "third-player-id-000000000003"
+    race = store.create_race(code, MAKER)
+    store.join_race(race.id, RIVAL, clock())
+    store.join_race(race.id, third, clock())
+    store.start_race(race.id, MAKER, clock())
+    clock.advance(COUNTDOWN_S)
+    for player in (MAKER, RIVAL, third):
+        store.see_racer(race.id, player, clock(), back=True)
+    store.leave_race(race.id, RIVAL, clock())
+    play_timed(store, clock, race.racers[0].game_id, line)
+    clock.advance(TIME_LIMIT_S)  # the third still plays, their page connected, until the limit
+    store.see_racer(race.id, third, clock())
+    assert store.race(race.id).status(clock()) is RaceStatus.FINISHED  # type: ignore[union-attr]
+    again = store.race_again(race.id, MAKER, GameCode.parse("TP1-E-AAAAAAC"), clock())
+    assert [r.player for r in again.racers] == [MAKER, third]
+    assert store.race(race.id).racer(RIVAL) is None  # type: ignore[union-attr]
+    assert store.join_race(race.id, RIVAL, clock())  # they may join the new round by its link
 
 
 def test_a_racer_whose_page_is_away_is_gone_after_a_while_and_can_come_back(store: GameStore, clock: Clock) -> None:
@@ -177,7 +184,7 @@ def test_a_racer_whose_page_is_away_is_gone_after_a_while_and_can_come_back(stor
     away = store.race(race.id)
     assert away is not None and away.racer(RIVAL).status(clock()) is RacerStatus.GONE
     assert away.status(clock()) is RaceStatus.RUNNING
-    play(store, race.racers[0].game_id, line, clock)
+    play_timed(store, clock, race.racers[0].game_id, line)
     assert store.race(race.id).status(clock()) is RaceStatus.FINISHED  # type: ignore[union-attr]
     assert store.get(rival) is not None  # their game stays an ordinary game
 
@@ -272,3 +279,29 @@ def test_a_version_5_database_gains_when_racers_left(database_url: str, clock: C
         assert store.race(race.id).racer(MAKER).left_at is not None  # type: ignore[union-attr]
     finally:
         store.close()
+
+
+def test_the_racers_of_many_races_are_seen_in_one_write(store: GameStore, clock: Clock) -> None:
+    """``see_racers``: a server's batched presence marks (every racer whose stream is open
+    there, one write every 15 s): each racer named is seen (playing, not gone), any other
+    racer's mark is left as it was, and a race named that is gone is no error."""
+    code, _ = won_deal()
+    races = []
+    for number in range(3):
+        race = store.create_race(code, f"{MAKER}-{number}")
+        store.join_race(race.id, f"{RIVAL}-{number}", clock())
+        store.start_race(race.id, f"{MAKER}-{number}", clock())
+        races.append(race)
+    clock.advance(COUNTDOWN_S)
+    for number, race in enumerate(races):
+        store.see_racer(race.id, f"{MAKER}-{number}", clock(), back=True)
+        store.see_racer(race.id, f"{RIVAL}-{number}", clock(), back=True)
+    clock.advance(GONE_AFTER_S - 5)
+    store.see_racers({race.id: [f"{MAKER}-{n}"] for n, race in enumerate(races)} | {"nosuchrace00": [MAKER]}, clock())
+    clock.advance(10)  # past the rivals' grace, within the makers' renewed one
+    for number, race in enumerate(races):
+        seen = store.race(race.id)
+        assert seen is not None
+        assert seen.racer(f"{MAKER}-{number}").status(clock()) is RacerStatus.PLAYING  # type: ignore[union-attr]
+        assert seen.racer(f"{RIVAL}-{number}").status(clock()) is RacerStatus.GONE  # type: ignore[union-attr]
+    store.see_racers({}, clock())  # nothing to mark: nothing written

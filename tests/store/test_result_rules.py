@@ -9,7 +9,7 @@ import pytest
 
 from app.engine import DRAW, Game, GameCode
 from app.store.base import BadDisplayName, Feat, GameResult, clean_display_name
-from app.store.deals import DealRow, feats_from_text, feats_text, merge
+from app.store.deal_records import DealRow, feats_from_text, feats_text, merge
 from app.store.results import improves, recorded, streaks
 from tests.support.deals import blocked_by_drawing, won_deal
 from tests.support.store import greedy

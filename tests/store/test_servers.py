@@ -153,11 +153,14 @@ def test_sigkill_in_the_middle_of_play_loses_no_acknowledged_action(tmp_path: Pa
     players: list[ApiPlayer] = []
     errors: list[BaseException] = []
 
+    dealt = threading.Barrier(6, timeout=60)  # no action counts before all six have their game
+
     def play(index: int) -> None:
         with httpx.Client(base_url=server.url, timeout=10) as client:
-            player = ApiPlayer(client, f"TP1-E-AAAAC{'ABCDEFGH'[index]}A", random.Random(index))
-            players.append(player)
             try:
+                player = ApiPlayer(client, f"TP1-E-AAAAC{'ABCDEFGH'[index]}A", random.Random(index))
+                players.append(player)
+                dealt.wait()
                 while not stop.is_set() and player.step():
                     with lock:
                         acknowledged[0] += 1

@@ -13,7 +13,8 @@ from sqlalchemy import Connection, text
 from app.engine import DRAW, Game, GameCode
 from app.store.base import StoredGame, StoreUnavailable
 from app.store.database import sqlite
-from app.store.database.schema import SCHEMA_VERSION, SchemaTooNew, migrate
+from app.store.database.migrations import SchemaTooNew, migrate
+from app.store.database.schema import SCHEMA_VERSION
 from app.store.database.sql import SqlStore, database_url
 from app.store.database.sqlite import SqliteDatabase
 from app.store.factory import open_store
@@ -99,7 +100,7 @@ def test_migrations_run_in_order(database_url: str, monkeypatch: pytest.MonkeyPa
         ran.append(following)
         conn.execute(text("ALTER TABLE tp_players ADD COLUMN note VARCHAR(10)"))
 
-    monkeypatch.setattr("app.store.database.schema.SCHEMA_VERSION", following)
+    monkeypatch.setattr("app.store.database.migrations.SCHEMA_VERSION", following)
     monkeypatch.setitem(migrate.__globals__["MIGRATIONS"], following, step)
     store = SqlStore(database_url)
     try:

@@ -8,19 +8,41 @@ from __future__ import annotations
 
 import base64
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from babel.messages.pofile import read_po
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from app.engine import DRAW, Game, GameCode, Rules
 from tests.support.deals import blocked_by_drawing, won_deal
+from tests.support.store import Clock
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("TRIPEAKS_CHROMIUM", "/usr/bin/chromium")
+
+
+@contextmanager
+def launched_chromium() -> Iterator[Browser]:
+    """Debian's Chromium under Playwright, as every browser test runs it (skips without it)."""
+    import shutil
+
+    import pytest
+    from playwright.sync_api import sync_playwright
+
+    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
+        pytest.skip(f"Chromium not found at {CHROMIUM}: install Debian's chromium (.ci/run does)")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-gpu"],
+        )
+        yield chromium
+        chromium.close()
+
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -80,16 +102,48 @@ def card_name(lang: str, c) -> str:  # type: ignore[no-untyped-def]
     return str(messages[("card", "%(rank)s of %(suit)s")]) % {"rank": rank, "suit": suit}
 
 
+def refusal(status: int, method: str, path: str) -> tuple[str, str]:
+    """The faults a page sees when the server refuses a request on purpose (``path``: a regular
+    expression of its path), for ``page.faults.expect(*refusal(409, "POST", "/games/.*/remove"))``:
+    the answer, and Chromium's console line about it."""
+    return (
+        rf"^response {status} {method} https?://[^/]+{path}$",
+        rf"^console error: Failed to load resource: the server responded with a status of {status} .* at https?://[^/]+{path}$",
+    )
+
+
+REFUSED_MOVES: Final = refusal(409, "POST", "/games/[^/]+/(remove|draw|undo|hint)")
+"""A move (or hint) the rules refuse, as a test makes one on purpose: 409 and its console line."""
+OFFLINE: Final = (r"net::ERR_INTERNET_DISCONNECTED", r"FetchEvent.*network error", r"^response 5\d\d GET ")
+"""What a page offline sees (``context.set_offline(True)``): failed requests, the service worker's
+network errors, its offline answer."""
+
+
+def record_errors(page: Page) -> Page:
+    """Keep the page's script errors, and what its Content-Security-Policy refused, in
+    ``page.js_errors`` (a test asserts it is empty at the end)."""
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
+    page.js_errors = errors  # type: ignore[attr-defined]
+    return page
+
+
 def game_id(page: Page) -> str:
     found = page.locator("#game").get_attribute("data-game-id")
     assert found
     return found
 
 
-def post_line(page: Page, line: tuple[int, ...] | list[int]) -> None:
-    """Play actions as plain form posts from the page's own context (its cookie, its game)."""
+def post_line(
+    page: Page, line: tuple[int, ...] | list[int], *, clock: Clock | None = None, step: float = 2.0
+) -> None:
+    """Play actions as plain form posts from the page's own context (its cookie, its game), each
+    ``step`` seconds of ``clock`` after the last when a clock is given."""
     gid = game_id(page)
     for action in line:
+        if clock is not None:
+            clock.advance(step)
         if action == DRAW:
             response = page.request.post(f"/games/{gid}/draw", max_redirects=0)
         else:
@@ -104,6 +158,18 @@ def play_by_keys(page: Page, action: int) -> None:
     else:
         page.locator(f'#peaks [data-position="{action}"]').focus()
         page.keyboard.press("Enter")
+
+
+def play_line_by_clicks(page: Page, line: tuple[int, ...] | list[int], pace_ms: int = 200) -> None:
+    """A whole line by mouse (the stock, or the card), ``pace_ms`` apart, each action seen on the
+    page (the move count) before the next."""
+    for number, action in enumerate(line, start=1):
+        page.wait_for_timeout(pace_ms)
+        if action == DRAW:
+            page.click("#stock")
+        else:
+            page.locator(f'#table [data-position="{action}"]').click()
+        expect(page.locator("#moves")).to_have_text(str(number))
 
 
 def play_line_by_keys(page: Page, line: tuple[int, ...] | list[int]) -> None:

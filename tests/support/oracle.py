@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 
 from app.engine import DRAW, Game
-from app.engine.layout import COVERED_BY
+from tests.support.three_peaks import COVERED_BY
 
 FIELDS = {
     "id", "code", "rules", "variants", "layout", "tableau", "waste", "stock_count", "score", "moves", "undo_available",

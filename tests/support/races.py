@@ -1,5 +1,5 @@
-"""Helpers for the race tests: a reader of a race's event stream over real HTTP, and the
-check that a stream never names a card."""
+"""Helpers for the race tests: a reader of a race's event stream over real HTTP, the check that
+a stream never names a card, and a quick countdown."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import httpx
+import pytest
 
 from tests.support.servers import ROOT
 
@@ -117,3 +119,14 @@ def names_no_card(text: str, race_id: str, cards: list[str]) -> list[str]:
     found = [m.group(0) for m in CARD_TEXT.finditer(text) if m.group(0) in cards]
     found += [s for s in SUITS if s in text]
     return found
+
+
+def quick_countdown(seconds: float) -> Callable[[pytest.MonkeyPatch], None]:
+    """An autouse fixture for a test module: the memory store's race countdown is ``seconds``
+    (``quick = quick_countdown(0.2)`` at the module's top level)."""
+
+    @pytest.fixture(autouse=True)
+    def countdown(monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr("app.store.race_memory.COUNTDOWN_S", seconds)
+
+    return countdown

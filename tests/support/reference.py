@@ -13,7 +13,7 @@ import sys
 
 from app.engine.deal import Deal, Rules
 from app.engine.game import Game
-from app.engine.layout import COVERED_BY
+from tests.support.three_peaks import COVERED_BY
 
 FULL = (1 << 28) - 1
 

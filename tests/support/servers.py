@@ -100,3 +100,28 @@ def live_server(data_dir: Path, env: Mapping[str, str] | None = None, **options:
         yield server
     finally:
         server.stop()
+
+
+@contextmanager
+def server_in_thread(app: object, port: int | None = None, graceful_s: int | None = None) -> Iterator[str]:
+    """``app`` served by uvicorn in a thread of this process (so a test may fix its clock, as the
+    daily tests do, and reach its store); yields its URL. Stops with the block (``graceful_s``:
+    open streams are cut after that many seconds, else waited for)."""
+    import threading
+
+    import uvicorn
+
+    port = port or free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=graceful_s))  # type: ignore[arg-type]
+    thread = threading.Thread(target=server.run, name="tripeaks-test-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise AssertionError("the server in a thread did not start")
+        time.sleep(0.05)  # waits for uvicorn's own thread to bind and start
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)

@@ -20,7 +20,12 @@ worked out as a client would, never by the server's serializer), and classifies 
 * ``/readyz`` 503 in each outage of the store, 200 again within seconds of its end, and 503
   nowhere else;
 * with racers: the race room shows each racer's game as its log says, and the race's live
-  stream, held open on every server, ends only in an outage and always comes back.
+  stream, held open on every server, ends only in an outage and always comes back;
+* with a player of the day's deal (:class:`DailyPlayer`): its ranked attempt is as its game's
+  log was when it ended, and a practice game asked for while it was under way was refused;
+* with streams held at their bounds (:mod:`tests.support.soak_streams`): each bound kept (one
+  more stream refused), the held streams ending only in outages; a move's answer time is
+  reported meanwhile.
 
 Servers are ``tests/support/servers.py``'s; the disk and the private PostgreSQL cluster are
 ``tests/support/faults.py``'s, as the fault tests' are.
@@ -43,8 +48,19 @@ from app.engine import Game, GameCode
 from tests.support import servers
 from tests.support.faults import PrivatePostgres, fill
 from tests.support.oracle import apply, mismatches
-from tests.support.soak_players import Action, ApiPlayer, PagePlayer, Player, RacerPlayer, StreamWatcher
+from tests.support.soak_players import (
+    Action,
+    ApiPlayer,
+    DailyPlayer,
+    PagePlayer,
+    Player,
+    RacerPlayer,
+    StreamWatcher,
+)
+from tests.support.soak_streams import ENV as HELD_STREAMS_ENV
+from tests.support.soak_streams import HeldStreams
 
+MOVES: Final = ("remove", "draw", "undo")
 READY_WITHIN: Final = 60.0
 """The longest wait for a server to say it is ready again (a loaded machine; measured, and
 reported, it takes a second or two)."""
@@ -110,6 +126,13 @@ class Figures:
     ready_after: list[float] = field(default_factory=list)
     stream_messages: int = 0
     stream_ends: int = 0
+    move_times: list[float] = field(default_factory=list)
+    """How long each acknowledged move's answer took (s)."""
+    held_refused: int = 0
+    """Streams asked beyond a held bound and refused (429)."""
+    daily_attempts: int = 0
+    daily_refused: int = 0
+    daily_practised: int = 0
 
     def lines(self) -> list[str]:
         slowest = max(self.ready_after, default=0.0)
@@ -125,7 +148,20 @@ class Figures:
             "answers: " + ", ".join(f"{k} {v}" for k, v in sorted(self.answers.items())),
             *([f"race streams: {self.stream_messages} messages; ended {self.stream_ends} times "
                "(outages), each time back"] if self.stream_messages else []),
+            *([f"streams held at their bounds: {self.held_refused} asked beyond them, refused (429)"]
+              if self.held_refused else []),
+            *([f"daily: {self.daily_attempts} attempts as their games' logs; {self.daily_refused} practice games "
+               f"asked for while one was under way, refused; {self.daily_practised} practised after"]
+              if self.daily_attempts else []),
+            *([f"a move's answer: p50 {1000 * percentile(self.move_times, 0.5):.0f} ms, "
+               f"p95 {1000 * percentile(self.move_times, 0.95):.0f} ms ({len(self.move_times)} moves)"]
+              if self.move_times else []),
         ]
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[int(share * (len(ordered) - 1))]
 
 
 class Soak:
@@ -140,11 +176,14 @@ class Soak:
         api_players: int = 3,
         page_players: int = 3,
         racers: int = 0,
+        daily_players: int = 0,
+        held_streams: bool = False,
         seed: int = 0,
         say: Callable[[str], None] = lambda line: None,
     ) -> None:
         self.data_dir = data_dir
-        self.env = {"TRIPEAKS_RATE_LIMITS": "false", "TRIPEAKS_IDLE_DAYS": "0", **env}
+        self.env = {"TRIPEAKS_RATE_LIMITS": "false", "TRIPEAKS_IDLE_DAYS": "0",
+                    **(HELD_STREAMS_ENV if held_streams else {}), **env}
         self.say = say
         self.servers = [servers.start_server(data_dir, self.env) for _ in range(server_count)]
         self.urls = [s.url for s in self.servers]
@@ -160,14 +199,21 @@ class Soak:
         """Each race room's racers' games."""
         self.players: list[Player] = [ApiPlayer(self, i, seed) for i in range(api_players)]
         self.players += [PagePlayer(self, api_players + i, seed) for i in range(page_players)]
+        self.players += [DailyPlayer(self, len(self.players) + i, seed) for i in range(daily_players)]
         self.watchers: list[StreamWatcher] = []
         if racers:
             racing = self.race([RacerPlayer(self, len(self.players) + i, seed) for i in range(racers)])
             self.players += racing
-            self.watchers = [StreamWatcher(self, racing[i % racers], url) for i, url in enumerate(self.urls)]
+            self.watchers = [
+                StreamWatcher(self, url, f"{url}/races/{racing[0].race_id}/events", cookies=racing[i % racers].client.cookies)
+                for i, url in enumerate(self.urls)
+            ]
         self.threads = [threading.Thread(target=p.run, daemon=True) for p in self.players]
         self.threads.append(threading.Thread(target=self.monitor, daemon=True))
         self.streams = [threading.Thread(target=w.run, daemon=True) for w in self.watchers]
+        self.held = [HeldStreams(self, i) for i in range(server_count)] if held_streams else []
+        for held in self.held:
+            self.streams += held.threads()
         for thread in [*self.threads, *self.streams]:
             thread.start()
 
@@ -208,6 +254,8 @@ class Soak:
         end = time.monotonic()
         with self.lock:
             self.figures.answers[str(response.status_code)] += 1
+            if what in MOVES and response.status_code in (200, 303):
+                self.figures.move_times.append(end - start)
             if response.status_code >= 500:
                 retry = int(response.headers.get("retry-after", "0") or 0) > 0
                 self.answers.append(Answer(what, server, start, end, response.status_code, retry))
@@ -397,6 +445,15 @@ class Soak:
             problems += watcher.problems()
             self.figures.stream_messages += len(watcher.events)
             self.figures.stream_ends += len(watcher.ended)
+        for held in self.held:
+            problems += held.verify()
+            self.figures.held_refused += sum(held.refused.values())
+        for player in self.players:
+            if isinstance(player, DailyPlayer):
+                problems += player.attempt_problems(self.urls[0])
+                self.figures.daily_attempts += 1
+                self.figures.daily_refused += player.refused
+                self.figures.daily_practised += player.practised
         for outage in self.outages:
             if outage.kind != "kill" and not outage.not_ready_seen:
                 problems.append(f"/readyz never said 503 during a {outage.kind} outage")

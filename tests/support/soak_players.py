@@ -4,6 +4,7 @@
   answer is checked field by field against the player's replica (``mismatches``).
 * :class:`PagePlayer`: the game page's routes, htmx posts mostly (the move counter of each
   swapped answer checked), a plain form post (303) now and then.
+* :class:`DailyPlayer`: the day's deal on its page, its ranked attempt first, then practice;
 * :class:`RacerPlayer`: a racer of a race room (``/api/races``), playing its race game through
   the API at a racer's pace, then ordinary games.
 
@@ -207,6 +208,97 @@ class PagePlayer(Player):
                                   f"the replica {self.game.moves}")
 
 
+class DailyPlayer(PagePlayer):
+    """Plays the day's deal on its page: first its ranked attempt (``/daily/<today>``), then,
+    the attempt under way, asks a practice game of the deal (``POST /new`` with its code:
+    refused, 409, while the attempt is under way; a problem if not), ends the attempt and plays
+    practice games of it. At the end :meth:`Soak.verify` finds the attempt as its game's log was
+    when it ended (:meth:`attempt_problems`)."""
+
+    day = ""
+    code = ""
+    attempt_id = ""
+    refused = 0
+    """Practice games asked for while the attempt was under way, refused (409) as they must be."""
+    practised = 0
+
+    def deal(self) -> None:
+        if not self.attempt_id:
+            self.deal_attempt()
+        else:
+            self.deal_practice()
+
+    def deal_attempt(self) -> None:
+        server = self.server()
+        today = self.soak.request(self.client, server, "GET", "/api/daily", "daily")
+        if today is None or today.status_code != 200:
+            self.back_off()
+            return
+        self.day, self.code = today.json()["date"], today.json()["code"]
+        page = self.soak.request(self.client, server, "GET", f"/daily/{self.day}", "daily")
+        found = re.search(r'data-game-id="([^"]+)"', page.text) if page is not None and page.status_code == 200 else None
+        if found is None:
+            self.back_off()  # (a game dealt unanswered is found again: the page shows the attempt)
+            return
+        self.attempt_id = self.game_id = found.group(1)
+        self.game = Game(GameCode.parse(self.code))
+        self.patience = self.rng.randrange(8, 20)  # a short attempt: the soak sees its practice too
+        if self.game_id not in self.soak.log:
+            self.soak.new_game(self.game_id, self.code)
+
+    def deal_practice(self) -> None:
+        server = self.server()
+        data = {"code": self.code}
+        if self.game_id == self.attempt_id and self.attempt_as_ended().status.value == "playing":
+            asked = self.soak.request(self.client, server, "POST", "/new", "practice", data=data, headers=HX)
+            if asked is None or asked.status_code >= 500:
+                self.back_off()
+                return
+            if asked.status_code != 409 or 'id="attempt-choice"' not in asked.text:
+                self.soak.problem(f"a practice game of the day's deal while its attempt is under way: {asked.status_code}")
+            else:
+                self.refused += 1
+        response = self.soak.request(self.client, server, "POST", "/new", "practice",
+                                     data={**data, "end_attempt": "true"}, headers=HX)
+        found = re.search(r'data-game-id="([^"]+)"', response.text) if response is not None and response.status_code == 200 \
+            else None
+        if found is None:
+            self.back_off()
+            return
+        self.game_id, self.game = found.group(1), Game(GameCode.parse(self.code))
+        self.soak.new_game(self.game_id, self.code)
+        self.practised += 1
+        self.patience = self.rng.randrange(40, 120)
+
+    def attempt_as_ended(self) -> Game:
+        """The attempt's game as its log has it, up to its end (won or blocked) if it ended:
+        an end is final, what follows it is practice."""
+        game = Game(GameCode.parse(self.code))
+        with self.soak.lock:
+            actions = list(self.soak.log[self.attempt_id].actions)
+        for action in actions:
+            if game.status.value != "playing":
+                break
+            apply(game, action)
+        return game
+
+    def attempt_problems(self, server: str) -> list[str]:
+        """The day's attempt as its game's log was when it ended (won or blocked, or ended by
+        the player for a practice game); none when the day changed during the soak."""
+        if not self.attempt_id:
+            return ["the daily player never got its attempt"]
+        with httpx.Client(timeout=30, cookies=self.client.cookies) as mine:
+            answer = mine.get(f"{server}/api/daily/{self.day}")
+        you = answer.json().get("you") if answer.status_code == 200 else None
+        if you is None:
+            return [f"no attempt on {self.day}: {answer.status_code} {answer.text[:200]}"]
+        game = self.attempt_as_ended()
+        if (you["score"], you["won"]) != (game.score, game.status.value == "won"):
+            return [f"the attempt says {you['score']} ({'won' if you['won'] else 'not won'}), its game's log "
+                    f"{game.score} ({game.status.value})"]
+        return []
+
+
 RACE_PACE: Final = 0.15
 """A racer's pause between two moves: the race lasts through the faults."""
 
@@ -242,13 +334,17 @@ class RacerPlayer(ApiPlayer):
 
 
 class StreamWatcher:
-    """A racer's live stream of the race (``/races/<id>/events``) on one server, held open all
-    along, and opened again whenever it ends (as the page's ``hx-sse`` does)."""
+    """A live stream of a race (``/races/<id>/events``) on one server, held open all along, and
+    opened again whenever it ends (as the page's ``hx-sse`` does): a racer's (its cookies), or
+    one held at a bound (``headers``: the address a trusted proxy forwards; ``fresh``: a new
+    cookie at each opening, as a client that drops it)."""
 
-    def __init__(self, soak: Soak, racer: RacerPlayer, server: str) -> None:
-        self.soak, self.server = soak, server
-        self.url = f"{server}/races/{racer.race_id}/events"
-        self.cookies = httpx.Cookies(racer.client.cookies)
+    def __init__(self, soak: Soak, server: str, url: str, *, cookies: httpx.Cookies | None = None,
+                 headers: dict[str, str] | None = None, fresh: bool = False) -> None:
+        self.soak, self.server, self.url = soak, server, url
+        self.cookies = httpx.Cookies(cookies) if cookies is not None else httpx.Cookies()
+        self.headers, self.fresh = headers or {}, fresh
+        self.connected = False
         self.events: list[float] = []
         """When each message came."""
         self.ended: list[float] = []
@@ -260,9 +356,12 @@ class StreamWatcher:
             while not self.soak.stopping.is_set():
                 start = time.monotonic()
                 status = None
+                if self.fresh:
+                    client.cookies.clear()
                 try:
-                    with client.stream("GET", self.url) as response:
+                    with client.stream("GET", self.url, headers=self.headers) as response:
                         status = response.status_code
+                        self.connected = status == 200
                         if status == 200:
                             for line in response.iter_lines():
                                 if line.startswith("id:"):
@@ -271,6 +370,8 @@ class StreamWatcher:
                                     return
                 except httpx.HTTPError:
                     pass
+                finally:
+                    self.connected = False
                 if self.soak.stopping.is_set():
                     return
                 self.ended.append(time.monotonic())

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 import pytest
 
 from app.engine import DRAW, Game, GameCode, Rules, Status
-from app.store.base import GameStore
+from app.store.base import GameStore, StoredGame
 from tests.support.deals import winning_line
 from tests.support.servers import LiveServer
 from tests.support.servers import start_server as start_live_server
@@ -179,3 +179,50 @@ def draw(game: Game) -> None:
 def draw_or_undo(game: Game) -> None:
     """A change that is always allowed until the stock is empty and nothing is left to undo."""
     game.draw() if game.can_draw() else game.undo()
+
+
+# -- a line played on a stored game ------------------------------------------------------------
+
+
+def play_saved(store: GameStore, stored: StoredGame, line: Iterable[int]) -> StoredGame:
+    """Play ``line`` on a stored game, each action a ``save`` of its own (read, changed, saved
+    with its version); the game as last saved."""
+    for action in line:
+        game = stored.game.copy()
+        game.replay([action])
+        stored = store.save(stored, game)
+    return stored
+
+
+def play_new(store: GameStore, owner: str | None, code: GameCode, line: Iterable[int]) -> StoredGame:
+    """A new stored game of ``code`` for ``owner``, with ``line`` played as :func:`play_saved`."""
+    return play_saved(store, store.create(Game(code), owner), line)
+
+
+def play_timed(
+    store: GameStore,
+    clock: Clock,
+    game: StoredGame | str,
+    line: Iterable[int],
+    *,
+    step: float = 1.0,
+    hints_at: Iterable[int] = (),
+) -> StoredGame:
+    """Play ``line`` through ``update`` (the moves' way: one locked step each), one action every
+    ``step`` seconds of ``clock``, each told the time; a hint is counted before the actions
+    numbered in ``hints_at``. The game as last stored."""
+    game_id = game if isinstance(game, str) else game.id
+    hinted = set(hints_at)
+    for i, action in enumerate(line):
+        if i in hinted:
+            store.update(game_id, lambda g: g.count_hint())
+        clock.advance(step)
+
+        def change(played: Game, action: int = action) -> None:
+            played.replay([action])
+            played.note_time(clock.now)
+
+        assert store.update(game_id, change) is not None
+    found = store.get(game_id)
+    assert found is not None
+    return found

@@ -106,7 +106,7 @@ def test_refusals_are_409_and_change_nothing(client: TestClient) -> None:
         assert response.status_code == 409
         assert response.json()["error"] == error
         if message:
-            assert response.json()["message"] == message
+            assert response.json()["detail"] == message
         assert client.get(f"/api/games/{game_id}").json() == state
     first = game.playable_positions()[0]
     client.post(f"/api/games/{game_id}/remove", json={"position": first})
@@ -134,10 +134,17 @@ def test_game_over_after_a_win(client: TestClient) -> None:
 
 def test_bad_positions_and_bodies_are_422(client: TestClient) -> None:
     game_id = create(client)["id"]
-    for body in ({"position": 28}, {"position": -1}, {"position": "3"}, {"position": 3.0}, {}, {"position": 3, "x": 1}, None):
+    for body in ({"position": 28}, {"position": -1}, {"position": "3"}, {"position": True}, {"position": 3.5}, {},
+                 {"position": 3, "x": 1}, None):
         response = client.post(f"/api/games/{game_id}/remove", json=body)
         assert response.status_code == 422, body
+        assert response.headers["content-type"] == "application/problem+json"
+        problem = response.json()
+        assert problem["status"] == 422 and problem["error"] in ("invalid_request", "bad_position"), problem
+        assert problem["errors"] if problem["error"] == "invalid_request" else problem["detail"]
     assert client.get(f"/api/games/{game_id}").json()["moves"] == 0
+    # JSON Schema's integer (the document's) is any number without a fraction: 3.0 is position 3.
+    assert client.post(f"/api/games/{game_id}/remove", json={"position": 3.0}).json()["error"] == "card_blocked"
 
 
 def test_unknown_games_are_404(client: TestClient) -> None:

@@ -4,81 +4,17 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
 from markupsafe import escape
 
-from app.engine import DRAW, Game, GameCode, Status
+from app.engine import DRAW, GameCode
 from app.engine.search.daily import daily_code
 from app.store import MemoryStore
-from app.web.main import create_app
-from app.web.settings import Settings
-from tests.support.deals import winning_line
-from tests.support.pages import HX, game_id_of
+from tests.support.daily import CODE, KEY, blocked_line, won_line
+from tests.support.pages import game_id_of, play
 from tests.support.store import Clock, greedy, line_of
-
-KEY = "daily-test-key"
-THURSDAY = dt.date(2026, 12, 3)
-CODE = daily_code(KEY.encode(), THURSDAY)
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    fixed = Clock(dt.datetime(2026, 12, 3, 9, tzinfo=dt.UTC).timestamp())
-    monkeypatch.setattr("app.web.presentation.clock.now", fixed)
-    return fixed
-
-
-@pytest.fixture
-def daily_store(clock: Clock) -> MemoryStore:
-    return MemoryStore(clock=clock)
-
-
-@pytest.fixture
-def app(daily_store: MemoryStore, tmp_path):  # type: ignore[no-untyped-def]
-    return create_app(Settings(secret_key=KEY, database_url="memory://", data_dir=tmp_path), store=daily_store)
-
-
-def browser(app) -> Iterator[TestClient]:  # type: ignore[no-untyped-def]
-    with TestClient(app) as client:
-        yield client
-
-
-@pytest.fixture
-def ann(app) -> Iterator[TestClient]:  # type: ignore[no-untyped-def]
-    yield from browser(app)
-
-
-@pytest.fixture
-def bob(app) -> Iterator[TestClient]:  # type: ignore[no-untyped-def]
-    yield from browser(app)
-
-
-def play(client: TestClient, clock: Clock, game_id: str, line: list[int] | tuple[int, ...], step: float = 1.0) -> str:
-    html = ""
-    for position in line:
-        clock.advance(step)
-        if position == DRAW:
-            response = client.post(f"/games/{game_id}/draw", headers=HX)
-        else:
-            response = client.post(f"/games/{game_id}/remove", data={"position": position}, headers=HX)
-        assert response.status_code == 200, response.text[:300]
-        html = response.text
-    return html
-
-
-def won_line() -> list[int]:
-    line = winning_line(Game(CODE))
-    assert line is not None
-    return line
-
-
-def blocked_line() -> tuple[int, ...]:
-    game = greedy(CODE, prefer_draw=True)
-    assert game.status is Status.BLOCKED
-    return line_of(game)
 
 
 def test_daily_is_today_s_date_and_its_deal(ann: TestClient, clock: Clock) -> None:
@@ -91,10 +27,21 @@ def test_daily_is_today_s_date_and_its_deal(ann: TestClient, clock: Clock) -> No
     assert state["par"] is None and state["leaderboard"] == [] and state["you"]["rank"] is None
 
 
-@pytest.mark.parametrize("bad", ["2026-12-32", "20261203", "2026-1-03", "tomorrow", "٢٠٢٦-١٢-٠٣"])
+@pytest.mark.parametrize("bad", ["20261203", "2026-1-03", "tomorrow", "٢٠٢٦-١٢-٠٣"])
 def test_a_malformed_date_is_refused_and_stores_nothing(ann: TestClient, daily_store: MemoryStore, bad: str) -> None:
     assert ann.get(f"/api/daily/{bad}").status_code == 422
     assert ann.get(f"/daily/{bad}").status_code == 422
+    assert len(daily_store._games) == 0
+
+
+@pytest.mark.parametrize("no_day", ["2026-12-32", "2026-02-30"])
+def test_a_date_of_the_right_form_that_is_no_day_has_no_daily(
+    ann: TestClient, daily_store: MemoryStore, no_day: str
+) -> None:
+    """The API's document gives a day's form (YYYY-MM-DD); within it, a day that does not exist
+    has no daily deal: 404, as a day to come is (issue 41), and nothing stored."""
+    assert ann.get(f"/api/daily/{no_day}").status_code == 404
+    assert ann.get(f"/daily/{no_day}").status_code == 404
     assert len(daily_store._games) == 0
 
 
@@ -115,7 +62,7 @@ def test_par_and_the_leaderboard_wait_for_the_attempt_then_open(ann: TestClient,
     # No review of the day's deal, no hindsight, before the attempt has ended
     assert ann.get(f"/replay/{CODE.text()}").status_code == 403
     assert ann.get(f"/api/replay/{CODE.text()}?reveal=1").status_code == 403
-    html = play(ann, clock, game_id, won_line())
+    html = play(ann, game_id, won_line(), clock=clock)
     assert 'id="daily-result"' in html
     state = ann.get("/api/daily").json()
     assert state["par"] is not None and state["par"] >= state["you"]["score"]
@@ -127,7 +74,7 @@ def test_par_and_the_leaderboard_wait_for_the_attempt_then_open(ann: TestClient,
     board = ann.get("/daily/2026-12-03/board").text
     assert "1st of 1" in board and "of a possible" in board and 'id="daily-own-row"' in board
     # Once the day is over everyone sees it, Bob's unfinished attempt counted as it was
-    play(bob, clock, bob_game, [DRAW, DRAW])
+    play(bob, bob_game, [DRAW, DRAW], clock=clock)
     clock.now = dt.datetime(2026, 12, 4, 0, 0, 1, tzinfo=dt.UTC).timestamp()
     later = bob.get("/api/daily/2026-12-03").json()
     assert later["par"] == state["par"]
@@ -136,11 +83,15 @@ def test_par_and_the_leaderboard_wait_for_the_attempt_then_open(ann: TestClient,
 
 def test_later_games_are_practice_and_late_games_never_rank(ann: TestClient, clock: Clock) -> None:
     first = game_id_of(ann.get("/daily/2026-12-03").text)
-    again = ann.post("/new", data={"code": CODE.text()}, follow_redirects=True)
+    play(ann, first, [DRAW], clock=clock)
+    score = ann.get("/api/daily").json()["you"]["score"]
+    refused = ann.post("/new", data={"code": CODE.text()})  # while the attempt is under way
+    assert refused.status_code == 409 and 'id="attempt-choice"' in refused.text
+    again = ann.post("/new", data={"code": CODE.text(), "end_attempt": "true"}, follow_redirects=True)
     assert game_id_of(again.text) != first and 'id="daily-practice"' in again.text
-    play(ann, clock, game_id_of(again.text), blocked_line())
-    assert ann.get("/api/daily").json()["you"]["score"] == 500  # practice changes nothing
-    past = ann.get("/daily/2026-12-01")
+    play(ann, game_id_of(again.text), blocked_line(), clock=clock)
+    assert ann.get("/api/daily").json()["you"]["score"] == score  # practice changes nothing
+    past = ann.post("/daily/2026-12-01", follow_redirects=True)
     assert 'id="daily-late-tag"' in past.text
     assert ann.get("/api/daily/2026-12-01").json()["you"] is None  # late: not a ranked attempt
     calendar = ann.get("/daily/calendar").text
@@ -153,8 +104,8 @@ def test_ranks_hints_and_a_hostile_name(ann: TestClient, bob: TestClient, clock:
     ann_game = game_id_of(ann.get("/daily/2026-12-03").text)
     bob_game = game_id_of(bob.get("/daily/2026-12-03").text)
     assert bob.post(f"/api/games/{bob_game}/hint").json()["action"] in ("remove", "draw")
-    play(bob, clock, bob_game, won_line())
-    play(ann, clock, ann_game, blocked_line())
+    play(bob, bob_game, won_line(), clock=clock)
+    play(ann, ann_game, blocked_line(), clock=clock)
     rows = ann.get("/api/daily").json()["leaderboard"]
     assert [(r["rank"], r["name"], r["hints"]) for r in rows] == [(1, "Anonymous", 0), (2, hostile, 1)]
     board = bob.get("/daily/2026-12-03/board").text
@@ -174,7 +125,7 @@ def test_streaks_on_stats_and_in_the_api(ann: TestClient, clock: Clock) -> None:
         code = daily_code(KEY.encode(), day)
         game_id = game_id_of(ann.get(f"/daily/{day.isoformat()}").text)
         game = greedy(code, prefer_draw=True)
-        play(ann, clock, game_id, line_of(game))
+        play(ann, game_id, line_of(game), clock=clock)
     clock.now = dt.datetime(2026, 12, 2, 8, tzinfo=dt.UTC).timestamp()
     daily = ann.get("/api/players/me/stats").json()["daily"]
     assert daily["current"] == 2 and daily["longest"] == 2
@@ -197,7 +148,7 @@ def test_the_api_begins_the_ranked_attempt(ann: TestClient, clock: Clock) -> Non
 @pytest.mark.parametrize("lang", ["en", "he", "uk", "th"])
 def test_a_future_date_says_so_in_every_language(ann: TestClient, daily_store: MemoryStore, lang: str) -> None:
     from app.i18n import get_locale
-    from app.web.routes.challenge import FUTURE_DATE
+    from app.web.presentation.daily.days import FUTURE_DATE
 
     page = ann.get("/daily/2026-12-04", headers={"Accept-Language": lang})
     expected = get_locale(lang).gettext(FUTURE_DATE) % {"date": "2026-12-04"}
@@ -211,8 +162,8 @@ def test_the_calendar_goes_back_a_month_and_marks_late_days(ann: TestClient, clo
     """At a fixed clock: today (3 Dec) blocked; 30 Nov played on 3 Dec is late; the month
     before has arrows both ways, this month none forward; a month to come is refused."""
     game_id = game_id_of(ann.get("/daily/2026-12-03").text)
-    play(ann, clock, game_id, blocked_line())
-    ann.get("/daily/2026-11-30")  # a past day's deal, begun today: late
+    play(ann, game_id, blocked_line(), clock=clock)
+    ann.post("/daily/2026-11-30")  # a past day's deal, begun today: late
     december = ann.get("/daily/calendar").text
     assert re.search(r'class="day state-blocked[^"]*"[^>]*>\s*<a href="/daily/2026-12-03" id="day-2026-12-03"', december)
     assert 'id="calendar-previous" href="/daily/calendar?month=2026-11"' in december

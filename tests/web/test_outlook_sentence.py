@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from app.i18n import get_locale, use_locale
-from app.web.presentation.game_context import HIDDEN_OUTLOOK, outlook_sentence
-from app.web.solving import Outlook
+from app.web.presentation.game_context import HIDDEN_OUTLOOK
+from app.web.presentation.sentences import outlook_sentence
+from app.web.solver_worker import Outlook
 
 
 @pytest.mark.parametrize(

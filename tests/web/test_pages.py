@@ -10,15 +10,9 @@ from fastapi.testclient import TestClient
 from app.engine import DRAW, Game, Rules
 from app.store import MemoryStore
 from tests.support.deals import blocked_by_drawing, won_deal
-from tests.support.pages import HX, game_id_of, text_of
+from tests.support.pages import HX, game_id_of, open_deal, text_of
 
 CODE = "TP1-E-AAAAAAB"
-
-
-def open_deal(client: TestClient, code: str = CODE) -> tuple[str, str]:
-    response = client.get(f"/g/{code}")
-    assert response.status_code == 200
-    return game_id_of(response.text), response.text
 
 
 def test_home_deals_a_game_and_sets_a_safe_player_cookie(client: TestClient) -> None:

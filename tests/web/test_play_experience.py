@@ -8,19 +8,15 @@ from fastapi.testclient import TestClient
 
 from app.engine import DRAW, Game, Rules, Variants
 from tests.support.deals import won_deal
-from tests.support.pages import HX, game_id_of, text_of
+from tests.support.pages import HX, open_deal, text_of
 
 CODE = "TP1-E-AAAAAAB"
-
-
-def open_deal(client: TestClient, code: str = CODE) -> str:
-    return game_id_of(client.get(f"/g/{code}").text)
 
 
 def test_a_removal_names_the_cards_it_turned_and_the_score(client: TestClient) -> None:
     code, line = won_deal(Rules.EASY)
     game = Game(code)
-    game_id = open_deal(client, code.text())
+    game_id = open_deal(client, code.text())[0]
     for action in line:
         before = {q for q in range(28) if game.is_exposed(q)}
         html = (
@@ -50,7 +46,7 @@ def test_with_open_peaks_no_removal_turns_a_card_and_no_undo_turns_one_down(clie
     game says nothing of turning here, and its undo turns nothing back down."""
     code, line = won_deal(Rules.EASY)
     standard, open_code = Game(code), replace(code, variants=Variants(open_peaks=True))
-    game_id = open_deal(client, open_code.text())
+    game_id = open_deal(client, open_code.text())[0]
     for action in line:
         face_up_before = standard.face_up_mask()
         standard.replay([action])
@@ -69,7 +65,7 @@ def test_with_open_peaks_no_removal_turns_a_card_and_no_undo_turns_one_down(clie
 
 
 def test_a_second_click_on_a_removed_card_changes_nothing_on_the_page(client: TestClient) -> None:
-    game_id = open_deal(client)
+    game_id = open_deal(client)[0]
     position = Game.from_code(CODE).playable_positions()[0]
     client.post(f"/games/{game_id}/remove", data={"position": position}, headers=HX)
     again = client.post(f"/games/{game_id}/remove", data={"position": position}, headers=HX)
@@ -93,7 +89,7 @@ def test_a_code_in_a_link_inside_other_text_is_read(client: TestClient) -> None:
 
 
 def test_new_game_remembers_winnable_only_and_offers_the_way_back(client: TestClient) -> None:
-    game_id = open_deal(client)
+    game_id = open_deal(client)[0]
     client.post(f"/games/{game_id}/draw")
     dealt = client.post("/new", data={"winnable_only": "true"}, headers=HX)
     assert "tp_winnable_only=1" in dealt.headers["set-cookie"]
@@ -108,7 +104,7 @@ def test_new_game_remembers_winnable_only_and_offers_the_way_back(client: TestCl
 
 
 def test_restart_keeps_the_game_it_left_reachable(client: TestClient) -> None:
-    game_id = open_deal(client)
+    game_id = open_deal(client)[0]
     client.post(f"/games/{game_id}/draw")
     restarted = client.post(f"/games/{game_id}/restart", headers=HX)
     assert text_of(restarted.text, "moves") == "0" and 'id="resume"' in restarted.text
@@ -126,7 +122,7 @@ def test_large_cards_is_a_remembered_switch(client: TestClient) -> None:
 
 
 def test_a_move_keeps_the_ended_game_boxes_and_buttons_in_step(client: TestClient) -> None:
-    game_id = open_deal(client)
+    game_id = open_deal(client)[0]
     html = client.post(f"/games/{game_id}/draw", headers=HX).text
     for oob in ("score", "moves", "undo", "hint", "result-area", "status", "words-text"):
         assert f'id="{oob}"' in html, oob
@@ -138,7 +134,7 @@ def test_a_removal_that_empties_a_peak_says_what_the_peak_paid(client: TestClien
     code, line = won_deal(Rules.EASY)
     for variant, paid in (("", [100, 100, 100]), ("T", [15, 15, 30])):
         text = code.text().replace("-E-", f"-E{variant}-")
-        game, game_id, said = Game.from_code(text), open_deal(client, text), []
+        game, game_id, said = Game.from_code(text), open_deal(client, text)[0], []
         for action in line:
             cleared = sum(game.peaks_cleared)
             game.replay([action])

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import time
 
-import pytest
 from fastapi.testclient import TestClient
 
 from app.engine import GameCode, Rules, Variants
 from app.store import MemoryStore
 from tests.support.deals import won_deal
+from tests.support.races import quick_countdown
 
-
-@pytest.fixture(autouse=True)
-def quick_countdown(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("app.store.race_memory.COUNTDOWN_S", 0.2)
+quick = quick_countdown(0.2)
 
 
 def test_lobby_board_finish_and_again(client: TestClient, store: MemoryStore) -> None:
@@ -39,6 +36,7 @@ def test_lobby_board_finish_and_again(client: TestClient, store: MemoryStore) ->
 
         board = rival.get(url).text
         assert 'id="table"' in board and 'id="race-strip"' in board and "view=board-1" in board
+        assert 'id="clock" datetime="PT0S" data-running="0"' in board  # issue 42: it runs from the deal
         watching = late.get(url).text
         assert 'id="race-strip"' in watching and 'id="table"' not in watching and "view=watch" in watching
 
@@ -50,6 +48,9 @@ def test_lobby_board_finish_and_again(client: TestClient, store: MemoryStore) ->
             assert answer.status_code == 200
         running = client.get(url).text
         assert 'id="race-strip"' in running and "racer-won" in running and 'id="race-finish"' not in running
+        # Issue 42: no Restart while the race runs (it would leave the race for an ordinary game)
+        assert 'id="restart"' not in running and 'id="play-again"' not in running
+        assert 'id="restart"' not in board and 'id="race-leave"' in board
         assert client.post(f"/races/{race_id}/again", follow_redirects=False).status_code == 409
 
 
@@ -65,6 +66,8 @@ def test_a_finished_race_deals_again(client: TestClient, store: MemoryStore) -> 
         client.post(f"/games/{mine}/{path}", data={} if action < 0 else {"position": action}, headers={"HX-Request": "true"})
     finished = client.get(url).text
     assert 'id="race-finish"' in finished and 'id="race-again"' in finished
+    assert 'id="restart"' not in finished and 'id="play-again"' in finished  # the race is over: its box offers it
+    assert 'id="restart-form"' in finished
     assert client.post(f"/games/{mine}/undo", headers={"HX-Request": "true"}).status_code == 409  # the race is over
     assert client.post(f"/races/{race_id}/again", follow_redirects=False).status_code == 303
     again = store.race(race_id)

@@ -112,14 +112,62 @@ def test_bounds_and_hostile_ids(server: LiveServer) -> None:
     assert maker.get("/healthz").status_code == 200
 
 
-def test_a_thousand_idle_streams_against_the_bounds(tmp_path: Path) -> None:
-    """A thousand streams opened and left idle: the server keeps its bound (503 beyond it,
-    429 beyond a player's), stays up for the racers, and gives slots back as streams close."""
+BEHIND_A_PROXY = {**QUIET, "TRIPEAKS_TRUST_PROXY": "true", "TRIPEAKS_FORWARDED_ALLOW_IPS": "127.0.0.1"}
+
+
+def from_address(n: int) -> dict[str, str]:
+    """What the trusted proxy in front says of a client: its address (TEST-NET-3, 256 of them)."""
+    return {"X-Forwarded-For": f"203.0.113.{n % 256}"}
+
+
+def test_streams_are_bounded_per_address_whatever_cookies_they_carry(tmp_path: Path) -> None:
+    """(One address opened 2,000 streams without a cookie in 2 s: each was a new player, so
+    the per-player bound never bit, and every racer after got 503.) Behind a trusted proxy the
+    address is the one it forwards."""
     import asyncio
 
     data = tmp_path / "data"
     data.mkdir()
-    env = {**QUIET, "TRIPEAKS_RACE_STREAMS_PER_SERVER": "300"}
+    with live_server(data, {**BEHIND_A_PROXY, "TRIPEAKS_RACE_STREAMS_PER_ADDRESS": "5"}) as server:
+        maker = racer(server)
+        race_id = maker.post("/api/races", json={"code": "TP1-E-AAAAAAB"}).json()["id"]
+        url = f"{server.url}/races/{race_id}/events"
+
+        async def streams() -> None:
+            limits = httpx.Limits(max_keepalive_connections=0)
+            async with httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(20, read=None)) as anyone:
+
+                async def one(headers: dict[str, str]) -> httpx.Response:
+                    anyone.cookies.clear()  # no cookie: a new player each
+                    return await anyone.send(anyone.build_request("GET", url, headers=headers), stream=True)
+
+                held = [await one(from_address(1)) for _ in range(6)]
+                assert [a.status_code for a in held] == [200] * 5 + [429]
+                elsewhere = await one(from_address(2))
+                assert elsewhere.status_code == 200  # another address has its own
+                proxy = await one({})
+                assert proxy.status_code == 200  # and so has the proxy's own (no header)
+                await held[0].aclose()  # its page is closed: the connection goes
+                deadline = time.monotonic() + 30
+                while (again := await one(from_address(1))).status_code != 200:
+                    assert again.status_code == 429 and time.monotonic() < deadline
+                    await again.aclose()
+                    await asyncio.sleep(0.2)  # the server sees the closed stream go
+                for answer in [*held, elsewhere, proxy, again]:
+                    await answer.aclose()
+
+        run(streams())
+
+
+def test_a_thousand_idle_streams_against_the_bounds(tmp_path: Path) -> None:
+    """A thousand streams opened and left idle, from 40 addresses (behind a trusted proxy):
+    the server keeps its bound (503 beyond it, 429 beyond a player's), stays up for the racers,
+    and gives slots back as streams close."""
+    import asyncio
+
+    data = tmp_path / "data"
+    data.mkdir()
+    env = {**BEHIND_A_PROXY, "TRIPEAKS_RACE_STREAMS_PER_SERVER": "300"}
     with live_server(data, env) as server:
         maker = racer(server)
         race_id = maker.post("/api/races", json={"code": "TP1-E-AAAAAAB"}).json()["id"]
@@ -129,10 +177,12 @@ def test_a_thousand_idle_streams_against_the_bounds(tmp_path: Path) -> None:
             limits = httpx.Limits(max_connections=1100, max_keepalive_connections=0)
             opened: list[httpx.Response] = []
             statuses: dict[int, int] = {}
+            count = itertools.count()
             async with httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(20, read=None)) as anyone:
 
                 async def one() -> None:
-                    answer = await anyone.send(anyone.build_request("GET", url), stream=True)  # no cookie: a new player each
+                    request = anyone.build_request("GET", url, headers=from_address(next(count) % 40))
+                    answer = await anyone.send(request, stream=True)  # no cookie: a new player each
                     statuses[answer.status_code] = statuses.get(answer.status_code, 0) + 1
                     if answer.status_code == 200:
                         opened.append(answer)
@@ -151,7 +201,7 @@ def test_a_thousand_idle_streams_against_the_bounds(tmp_path: Path) -> None:
                 for answer in opened[:50]:
                     await answer.aclose()
                 await asyncio.sleep(1)
-                again = await anyone.send(anyone.build_request("GET", url), stream=True)
+                again = await anyone.send(anyone.build_request("GET", url, headers=from_address(41)), stream=True)
                 reopened = again.status_code
                 await again.aclose()
                 for answer in opened[50:]:

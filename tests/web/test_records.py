@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from app.engine import DRAW, Game, GameCode, Rules, Status
 from app.store import MemoryStore
-from app.store.base import Feat, GameStore, StoredGame
+from app.store.base import Feat
 from app.web.lifespan import clean_idle_games
 from app.web.main import create_app
 from app.web.presentation.game_context import announcement, record_line
@@ -22,19 +22,10 @@ from app.web.settings import Settings
 from tests.support.catalogs import po
 from tests.support.deals import winning_line, won_deal
 from tests.support.pages import win_by_clicks
-from tests.support.store import greedy, line_of, two_blocks, two_wins
+from tests.support.store import greedy, line_of, play_new, two_blocks, two_wins
 
 ALICE = "alice-player-id-0000000001"
 BOB = "bob-player-id-00000000000002"
-
-
-def play(store: GameStore, owner: str | None, code: GameCode, line: tuple[int, ...]) -> StoredGame:
-    stored = store.create(Game(code), owner)
-    for action in line:
-        game = stored.game.copy()
-        game.replay([action])
-        stored = store.save(stored, game)
-    return stored
 
 
 # -- JSON API ---------------------------------------------------------------------------------
@@ -54,6 +45,7 @@ def test_record_of_a_deal_nobody_finished(client: TestClient) -> None:
         "best_score": None,
         "best_unfinished": None,
         "line": "No record yet: be the first to win this deal",
+        "hidden": False,
     }
 
 
@@ -220,13 +212,13 @@ def test_record_line_words() -> None:
         == "No record yet: be the first to win this deal"
     )
     blocked_code, _, fewer = two_blocks()
-    blocked = play(store, BOB, blocked_code, fewer)
+    blocked = play_new(store, BOB, blocked_code, fewer)
     left = blocked.game.cards_left()
     assert record_line(store.deal_record(blocked_code), ALICE) == (
         f"Nobody has won this deal yet; best: {left} card{'s' if left != 1 else ''} left"
         " by an anonymous player"
     )
-    first = play(store, ALICE, code, low)
+    first = play_new(store, ALICE, code, low)
     assert record_line(store.deal_record(code), ALICE) == f"Record: {first.game.score} by you"
     store.set_display_name(ALICE, "Dana")
     assert record_line(store.deal_record(code), BOB) == f"Record: {first.game.score} by Dana"
@@ -235,21 +227,21 @@ def test_record_line_words() -> None:
 def test_announcements() -> None:
     store = MemoryStore()
     code, low, high = two_wins()
-    playing = play(store, ALICE, code, low[:3])
+    playing = play_new(store, ALICE, code, low[:3])
     assert announcement(store, playing) is None
-    first = play(store, ALICE, code, low)
+    first = play_new(store, ALICE, code, low)
     said = announcement(store, first)
     assert said is not None and said.kind is Feat.FIRST_WIN
     assert said.text == "You are the first to win this deal!"
-    lower = play(store, BOB, code, low)
+    lower = play_new(store, BOB, code, low)
     assert announcement(store, lower) is None  # won, but no history made
-    better = play(store, BOB, code, high)
+    better = play_new(store, BOB, code, high)
     said = announcement(store, better)
     assert said is not None and said.kind is Feat.NEW_RECORD and str(better.game.score) in said.text
     assert record_line(store.deal_record(code), BOB) == f"Record: {better.game.score} by you"
 
     blocked_code, more, _ = two_blocks()
-    blocked = play(store, ALICE, blocked_code, more)
+    blocked = play_new(store, ALICE, blocked_code, more)
     said = announcement(store, blocked)
     assert said is not None and said.kind is Feat.BEST_UNFINISHED
     assert said.text.startswith("Nobody has won this deal yet, and your ")
@@ -271,8 +263,8 @@ def test_best_unfinished_on_a_won_deal() -> None:
                 break
     else:  # pragma: no cover
         raise AssertionError("no deal both winnable and blocked by drawing found")
-    play(store, ALICE, code, tuple(line))
-    stuck = play(store, BOB, code, (DRAW,) * 23)
+    play_new(store, ALICE, code, tuple(line))
+    stuck = play_new(store, BOB, code, (DRAW,) * 23)
     assert stuck.game.status is Status.BLOCKED
     said = announcement(store, stuck)
     assert said is not None and said.text.endswith("is the best unfinished result on this deal.")
@@ -340,10 +332,10 @@ def test_statistics_keep_each_rule_set_with_variants_apart(client: TestClient, s
     found = store.get(win_by_clicks(client, code, line))
     assert found is not None and found.owner is not None
     traditional = GameCode.parse(f"TP1-ET-{code.letters}")  # the same deal, scored by runs
-    won = play(store, found.owner, traditional, line).game
+    won = play_new(store, found.owner, traditional, line).game
     joker = GameCode.parse(f"TP1-EJO-{code.letters}")
     blocked = greedy(joker, prefer_draw=True)
-    play(store, found.owner, joker, line_of(blocked))
+    play_new(store, found.owner, joker, line_of(blocked))
 
     stats = client.get("/api/players/me/stats").json()["stats"]
     assert [(s["rules"], s["variants"], s["played"], s["won"]) for s in stats] == [

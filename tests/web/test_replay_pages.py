@@ -138,7 +138,7 @@ def test_each_kind_of_bad_link_gets_its_4xx(
     if error != "bad_step":  # the JSON has every step: no step to ask for
         api = client.get(url.replace("/replay/", "/api/replay/", 1))
         assert api.status_code == 400
-        assert api.json()["error"] == error and api.json()["index"] == index and api.json()["message"]
+        assert api.json()["error"] == error and api.json()["index"] == index and api.json()["detail"]
     part = client.get(url, headers=HX)
     assert part.status_code == 400
     if before is not None:

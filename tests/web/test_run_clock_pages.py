@@ -16,7 +16,7 @@ from app.web.presentation import clock as clock_module
 from app.web.presentation.clock import clock_text, duration_iso
 from app.web.presentation.daily.days import daily_view, until_next
 from tests.support.deals import won_deal
-from tests.support.pages import HX, game_id_of, text_of
+from tests.support.pages import HX, open_deal, text_of
 
 CODE = "TP1-E-AAAAAAB"
 LANGS = ("en", "he", "uk", "th")
@@ -35,12 +35,6 @@ def fake_time(monkeypatch: pytest.MonkeyPatch) -> FakeTime:
     fake = FakeTime()
     monkeypatch.setattr(clock_module, "now", fake)
     return fake
-
-
-def open_deal(client: TestClient, code: str = CODE) -> tuple[str, str]:
-    response = client.get(f"/g/{code}")
-    assert response.status_code == 200
-    return game_id_of(response.text), response.text
 
 
 def act(client: TestClient, game_id: str, action: int) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from app.engine import Card, Game, Refusal
 from app.i18n import get_locale, use_locale
-from app.web.presentation.game_context import status_sentence
+from app.web.presentation.sentences import status_sentence
 from app.web.presentation.views import Event, Happened
 
 DEAL = "TP1-E-AAAAAAB"

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from app.engine import Game, GameCode, Status
 from app.engine.search.analysis import analyse
 from app.store import MemoryStore
-from app.web.presentation.variant_words import VARIANTS_COOKIE
+from app.web.presentation.variants_on_page import VARIANTS_COOKIE
 from tests.support.pages import HX, game_id_of, text_of
 
 VARIANT_CODES = ["TP1-EO-AAAAAAB", "TP1-CJ-AAAAAAB", "TP1-EWT-AAAAAAB", "TP1-EOWJT-AAAAAAB"]

@@ -72,8 +72,7 @@ class _Sets:
 
 def score_of(removed: int, drawn: int, layout: Layout = THREE_PEAKS) -> int:
     """The game's score at a position (undo restores it exactly, so it depends on nothing else)."""
-    cleared = sum(removed & mask == mask for mask in layout.peak_masks)
-    return standard_score(removed.bit_count() + drawn, cleared)
+    return standard_score(removed.bit_count() + drawn, layout.cleared_count(removed))
 
 
 @functools.cache

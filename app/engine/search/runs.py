@@ -43,8 +43,7 @@ _DRAW: Final = TRADITIONAL_DRAW_COST
 
 def peak_bonus(removed: int, layout: Layout = THREE_PEAKS) -> int:
     """The traditional peak bonus of a set of removed cards: 15, 15, then 30 (60 for all three)."""
-    cleared = sum(removed & mask == mask for mask in layout.peak_masks)
-    return traditional_peak_bonus(cleared, layout.peak_count)
+    return traditional_peak_bonus(layout.cleared_count(removed), layout.peak_count)
 
 
 @functools.cache

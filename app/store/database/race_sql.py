@@ -23,22 +23,20 @@ from app.store.database.queries import Db, run
 from app.store.database.schema import games, players, racers, races
 from app.store.races import (
     COUNTDOWN_S,
-    MAX_OPEN_ROOMS,
-    MAX_RACERS,
     ROOM_IDLE_S,
-    NotNow,
-    NotTheMaker,
     Race,
-    RaceFull,
     Racer,
     RaceRooms,
     RaceStatus,
-    RaceUnderway,
-    TooManyRooms,
     UnknownRace,
     new_race_game_id,
     new_race_id,
+    racers_again,
+    refuse_joining,
     refuse_leaving,
+    refuse_making,
+    refuse_racing_again,
+    refuse_starting,
 )
 
 T = TypeVar("T")
@@ -108,22 +106,25 @@ DELETE_RACERS = delete(racers).where(racers.c.race_id == bindparam("b_id"))
 
 
 @functools.lru_cache(maxsize=4096)
-def _counts(state: str) -> tuple[Status, int, int, int, float | None, float | None]:
+def _counts(state: str) -> tuple[Status, int, int, int, float | None, float | None, int]:
     """What a race shows of a game, from its stored state: its status, score, cards left,
-    stock left, start and length. Kept per state text: every read of a race (each move's check,
+    stock left, start, length and hints used. Kept per state text: every read of a race (each move's check,
     each signal's read for the streams) shows the same states again, and reading one replays
     its line (bench/race.py: a race read went from 8 replays to 1 per move)."""
     game = game_from_state(json.loads(state))
-    return game.status, game.score, game.cards_left(), game.stock_count, game.started_at, game.ended_after
+    return (
+        game.status, game.score, game.cards_left(), game.stock_count, game.started_at,
+        game.ended_after, game.hints,
+    )  # fmt: skip
 
 
 def _racer(row: Any) -> Racer:
     player, name, seat, game_id, joined, seen, state, left_at = row
-    status, score, cards_left, stock_left, started_at, ended_after = _counts(state)
+    status, score, cards_left, stock_left, started_at, ended_after, hints = _counts(state)
     return Racer(
         player=player, name=name, seat=seat, game_id=game_id, joined=joined, seen=seen,
         game_status=status, score=score, cards_left=cards_left, stock_left=stock_left,
-        started_at=started_at, ended_after=ended_after, left_at=left_at,
+        started_at=started_at, ended_after=ended_after, left_at=left_at, hints=hints,
     )  # fmt: skip
 
 
@@ -152,12 +153,23 @@ class SqlRaces(RaceRooms):
     def _bound(self, db: Db, owner: str, keep: str, now: float) -> None:
         raise NotImplementedError
 
+    def _seat_day(self, db: Db, player: str, game_id: str, game: Game, now: float) -> None:
+        raise NotImplementedError
+
     @staticmethod
     def _load(db: Db, race_id: str, *, lock: bool = False) -> Race | None:
         row = run(db, ROOM_TO_CHANGE if lock else ROOM, {"b_id": race_id}).fetchone()
         if row is None:
             return None
         return race_of_rows(row, run(db, RACERS, {"b_id": race_id, "b_round": row[3]}).fetchall())
+
+    @classmethod
+    def _to_change(cls, db: Db, race_id: str) -> Race:
+        """The room, its row locked for the change about to be made: :class:`UnknownRace` if none."""
+        race = cls._load(db, race_id, lock=True)
+        if race is None:
+            raise UnknownRace()
+        return race
 
     def _seat(self, db: Db, race: Race, player: str, now: float) -> str:
         """Deal the room's current deal to ``player`` as the next seat (the room row locked)."""
@@ -166,6 +178,7 @@ class SqlRaces(RaceRooms):
         seat = len(run(db, SEATS, {"b_id": race.id, "b_round": race.round}).fetchall())
         row: dict[str, Any] = {"b_id": game_id, "b_owner": player, "b_code": game.code_text()}
         row.update(q.columns(game), b_version=1, b_created=now, b_updated=now)
+        self._seat_day(db, player, game_id, game, now)  # the day's deal: the player's attempt
         run(db, q.NEW_GAME, row)
         self._make_current(db, player, game_id, now)
         self._bound(db, player, game_id, now)
@@ -182,8 +195,7 @@ class SqlRaces(RaceRooms):
         def job(db: Db) -> Race:
             now = self._clock()
             (open_rooms,) = run(db, OPEN_ROOMS, {"b_maker": maker, "b_since": now - ROOM_IDLE_S}).fetchone()
-            if open_rooms >= MAX_OPEN_ROOMS:
-                raise TooManyRooms()
+            refuse_making(open_rooms)
             run(db, NEW_ROOM, {
                 "b_id": race_id, "b_maker": maker, "b_code": code.text(), "b_round": 1,
                 "b_created": now, "b_starts": None, "b_ended": None, "b_updated": now,
@@ -212,29 +224,19 @@ class SqlRaces(RaceRooms):
 
     def join_race(self, race_id: str, player: str, now: float) -> str:
         def job(db: Db) -> str:
-            race = self._load(db, race_id, lock=True)
-            if race is None:
-                raise UnknownRace()
+            race = self._to_change(db, race_id)
             mine = race.racer(player)
             if mine is not None:
                 return mine.game_id
-            if race.status(now) is not RaceStatus.LOBBY:
-                raise RaceUnderway()
-            if len(race.racers) >= MAX_RACERS:
-                raise RaceFull()
+            refuse_joining(race, now)
             return self._seat(db, race, player, self._clock())
 
         return self._write(job)
 
     def start_race(self, race_id: str, player: str, now: float) -> Race:
         def job(db: Db) -> Race:
-            race = self._load(db, race_id, lock=True)
-            if race is None:
-                raise UnknownRace()
-            if race.maker != player:
-                raise NotTheMaker()
-            if race.starts is not None:
-                raise NotNow("This race has started already.")
+            race = self._to_change(db, race_id)
+            refuse_starting(race, player)
             moment = {"b_id": race_id, "b_at": now + COUNTDOWN_S, "b_updated": self._clock()}
             run(db, MOMENT[RaceStatus.COUNTDOWN], moment)
             started = self._load(db, race_id)
@@ -245,20 +247,15 @@ class SqlRaces(RaceRooms):
 
     def race_again(self, race_id: str, player: str, code: GameCode, now: float) -> Race:
         def job(db: Db) -> Race:
-            race = self._load(db, race_id, lock=True)
-            if race is None:
-                raise UnknownRace()
-            if race.maker != player:
-                raise NotTheMaker()
-            if race.status(now) is not RaceStatus.FINISHED:
-                raise NotNow("This race is not finished yet.")
+            race = self._to_change(db, race_id)
+            refuse_racing_again(race, player, now)
             stamp = self._clock()
             again_round = {"b_code": code.text(), "b_round": race.round + 1, "b_updated": stamp}
             run(db, AGAIN, {"b_id": race_id, **again_round})
             again = self._load(db, race_id)
             assert again is not None
-            for racer in race.racers:
-                self._seat(db, again, racer.player, stamp)
+            for player_again in racers_again(race, now):
+                self._seat(db, again, player_again, stamp)
             dealt = self._load(db, race_id)
             assert dealt is not None
             return dealt
@@ -273,11 +270,18 @@ class SqlRaces(RaceRooms):
         seen = {"b_id": race_id, "b_player": player, "b_seen": now}
         self._write(lambda db: run(db, BACK if back else SEE, seen))
 
+    def see_racers(self, seen: dict[str, list[str]], now: float) -> None:
+        def job(db: Db) -> None:
+            for race_id, connected in seen.items():
+                for player in connected:
+                    run(db, SEE, {"b_id": race_id, "b_player": player, "b_seen": now})
+
+        if seen:
+            self._write(job)
+
     def leave_race(self, race_id: str, player: str, now: float) -> None:
         def job(db: Db) -> None:
-            race = self._load(db, race_id, lock=True)
-            if race is None:
-                raise UnknownRace()
+            race = self._to_change(db, race_id)
             refuse_leaving(race, now)
             run(db, LEAVE, {"b_id": race_id, "b_player": player, "b_left": now})
 

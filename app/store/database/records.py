@@ -4,7 +4,7 @@ This module owns the rules' SQL side: :func:`record` writes (or improves) a game
 its deal's record in the transaction of the write that ended or left the game, with the rows
 locked game → deal (so writers never deadlock, and of several games winning one deal at
 once exactly one is the first winner). The rules themselves (what improves, which feats)
-are :mod:`app.store.base` and :mod:`app.store.deals`, shared with the memory store.
+are :mod:`app.store.base` and :mod:`app.store.deal_records`, shared with the memory store.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from app.store.database.queries import (
     run,
 )
 from app.store.database.schema import DEAL_FIELDS
-from app.store.deals import DealRow, epoch_to_datetime, feats_from_text, feats_text, to_record
+from app.store.deal_records import DealRow, epoch_to_datetime, feats_from_text, feats_text, to_record
 from app.store.results import kind_letters, recorded, stats_by_kind
 
 

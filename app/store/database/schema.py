@@ -1,26 +1,18 @@
-"""The SQL schema, versioned: created on first start, migrated step by step on later ones.
+"""The SQL schema: every table as this code's version (:data:`SCHEMA_VERSION`) has it.
 
-``tp_schema`` holds one row: the schema version the database is at. On start
-:func:`migrate` takes a lock (PostgreSQL: a transaction-level advisory lock;
-SQLite: ``BEGIN IMMEDIATE``), so of several processes starting at once one
-creates or migrates and the others then see it done. A database at a newer
-version than this code knows is refused rather than written to.
-
-To change the schema: append a step to :data:`MIGRATIONS` (it receives the
-connection, inside the transaction) and change the table definitions below to
-match the result. Version 1 is created from these definitions directly.
+A new database is created from these definitions; an older one is brought to them step by
+step (:mod:`app.store.database.migrations`). To change the schema: change the definitions
+here, raise :data:`SCHEMA_VERSION`, and add its step there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Final
 
 from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
-    Connection,
     Double,
     Index,
     Integer,
@@ -28,14 +20,10 @@ from sqlalchemy import (
     String,
     Table,
     Text,
-    insert,
-    inspect,
-    select,
-    text,
-    update,
+    false,
 )
 
-SCHEMA_VERSION: Final = 6
+SCHEMA_VERSION: Final = 11
 
 CODE_LENGTH: Final = 24
 """Room for any game code: ``TP1-EOWJT-AAAAAAB`` is 17 characters (16 before the variants)."""
@@ -162,11 +150,29 @@ daily = Table(
     # When it ended, or (while playing) its latest change: the last tie-break, "who
     # finished first".
     Column("at", Double, nullable=False),
+    # Version 7: ended by its player as it stood (to practise the deal: it counts as
+    # unfinished), and the peaks its game had cleared (a bit each) for the share text.
+    Column("stopped", Boolean, nullable=False, server_default=false()),
+    Column("peaks", Integer),
     # The leaderboard's order, the columns it filters on last: the top 100 and "12th of
     # 340" are index ranges, never a sort or a table read.
     Index("tp_daily_board", "day", "late", "board_key", "at", "ended"),
     Index("tp_daily_game", "game_id", unique=True),
     Index("tp_daily_player", "player", "day"),
+)
+
+daily_pace = Table(
+    # Version 11: the pace of each daily attempt (app/store/paces.py): one row per action
+    # while the attempt runs, as the live strip shows it after it, and when it came on the
+    # game's clock. A ghost of the run replays them ("Race this run").
+    "tp_daily_pace",
+    metadata,
+    Column("game_id", String(64), primary_key=True),
+    Column("n", Integer, primary_key=True, autoincrement=False),
+    Column("after", Double, nullable=False),
+    Column("cards_left", Integer, nullable=False),
+    Column("score", Integer, nullable=False),
+    Column("stock_left", Integer, nullable=False),
 )
 
 
@@ -206,101 +212,121 @@ racers = Table(
 )
 
 
-def _add_columns(table: Table, *names: str) -> Callable[[Connection], None]:
-    """A step that adds nullable columns of ``table`` as defined above, typed in the
-    database's own dialect (SQLite: ``REAL``, PostgreSQL: ``DOUBLE PRECISION``)."""
+devices = Table(
+    # Version 7: a player on every device (issue 38, app/store/identity.py). Each browser that
+    # is a player: its kind (browser and system) and when it was last seen (to the hour).
+    "tp_devices",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("player", String(64), nullable=False),
+    Column("kind", String(80), nullable=False),
+    Column("created", Double, nullable=False),
+    Column("last_seen", Double, nullable=False),
+    Index("tp_devices_player", "player"),
+)
 
-    def step(conn: Connection) -> None:
-        for name in names:
-            column_type = table.c[name].type.compile(dialect=conn.dialect)
-            conn.exec_driver_sql(f"ALTER TABLE {table.name} ADD COLUMN {name} {column_type}")
+signed_out = Table(
+    # Version 7: what is signed out, for good: a device (``d:``), a personal token (``t:``) or
+    # a deleted player (``p:``), and since when (each server reads what is new every ~10 s).
+    "tp_signed_out",
+    metadata,
+    Column("id", String(70), primary_key=True),
+    Column("at", Double, nullable=False),
+    Index("tp_signed_out_at", "at"),
+)
 
-    return step
+codes = Table(
+    # Version 7: single-use codes (link codes, passkey challenges), kept as keyed hashes.
+    "tp_codes",
+    metadata,
+    Column("digest", String(64), primary_key=True),
+    Column("kind", String(16), nullable=False),
+    Column("player", String(64)),
+    Column("expires", Double, nullable=False),
+    Column("used", Boolean, nullable=False),
+    Index("tp_codes_player", "player", "kind"),
+    Index("tp_codes_expires", "expires"),
+)
+
+recovery = Table(
+    # Version 7: each player's recovery code: its public selector and its scrypt digest.
+    "tp_recovery",
+    metadata,
+    Column("player", String(64), primary_key=True),
+    Column("selector", String(16), nullable=False, unique=True),
+    Column("digest", String(200), nullable=False),
+    Column("created", Double, nullable=False),
+)
+
+passkeys = Table(
+    # Version 7: passkeys (WebAuthn credentials) by credential id.
+    "tp_passkeys",
+    metadata,
+    Column("id", String(1400), primary_key=True),
+    Column("player", String(64), nullable=False),
+    Column("public_key", Text, nullable=False),
+    Column("sign_count", BigInteger, nullable=False),
+    Column("kind", String(80), nullable=False),
+    Column("created", Double, nullable=False),
+    Column("last_used", Double),
+    Index("tp_passkeys_player", "player"),
+)
+
+tokens = Table(
+    # Version 7: personal tokens: a public id and the SHA-256 of the secret.
+    "tp_tokens",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("player", String(64), nullable=False),
+    Column("digest", String(64), nullable=False),
+    Column("created", Double, nullable=False),
+    Index("tp_tokens_player", "player"),
+)
+
+IDENTITY_TABLES: Final = (devices, signed_out, codes, recovery, passkeys, tokens)
+
+friends_tables = Table(
+    # Version 10 (issue 39): tables of friends. ``invite`` is the invite link's token now
+    # (renewed: the old one no longer matches anything); ``members`` their count, kept by
+    # the joins and leaves (the 1,000 limit checked with the row locked).
+    "tp_tables",
+    metadata,
+    Column("id", String(24), primary_key=True),
+    Column("name", String(40), nullable=False),
+    Column("maker", String(64)),
+    Column("invite", String(32), nullable=False),
+    Column("members", Integer, nullable=False),
+    Column("created", Double, nullable=False),
+    # The latest race made for the table ("Race the table"), and when.
+    Column("race", String(64)),
+    Column("race_at", Double),
+    Index("tp_tables_invite", "invite", unique=True),
+)
+
+table_members = Table(
+    # A membership: its own id is what pages and the API show, never the player's.
+    "tp_table_members",
+    metadata,
+    Column("id", String(24), primary_key=True),
+    Column("table_id", String(24), nullable=False),
+    Column("player", String(64), nullable=False),
+    Column("joined", Double, nullable=False),
+    Index("tp_table_members_table", "table_id", "player", unique=True),
+    Index("tp_table_members_player", "player", "joined"),
+)
 
 
-def _version_2(conn: Connection) -> None:
-    """Step 2: each result keeps its longest run and its time (for display), and its game's
-    line (for its review)."""
-    _add_columns(results, "longest_run", "seconds")(conn)
-    conn.exec_driver_sql("ALTER TABLE tp_results ADD COLUMN line TEXT NOT NULL DEFAULT ''")
-
-
-def _version_3(conn: Connection) -> None:
-    """Step 3: variant codes (``TP1-EOWJT-…``, 17 characters) fit the code columns, and a
-    result's ``rules`` holds the variants' letters too. SQLite does not enforce a length."""
-    if conn.dialect.name != "postgresql":
-        return
-    for table in (games, results, deals):
-        conn.exec_driver_sql(
-            f"ALTER TABLE {table.name} ALTER COLUMN code TYPE VARCHAR({CODE_LENGTH})"
-        )
-    conn.exec_driver_sql(f"ALTER TABLE tp_results ALTER COLUMN rules TYPE VARCHAR({KIND_LENGTH})")
-
-
-def _version_4(conn: Connection) -> None:
-    """Step 4: the daily challenge's attempts (``tp_daily``) and their indexes (kept if there)."""
-    daily.create(conn, checkfirst=True)
-
-
-def _version_5(conn: Connection) -> None:
-    """Step 5: race rooms and their racers (``tp_races``, ``tp_racers``), kept if there."""
-    races.create(conn, checkfirst=True)
-    racers.create(conn, checkfirst=True)
-
-
-def _version_6(conn: Connection) -> None:
-    """Step 6: a racer who left a race says when (``tp_racers.left_at``); step 5 made from
-    these definitions has it already."""
-    if "left_at" not in {column["name"] for column in inspect(conn).get_columns(racers.name)}:
-        _add_columns(racers, "left_at")(conn)
-
-
-MIGRATIONS: Final[dict[int, Callable[[Connection], None]]] = {
-    2: _version_2,
-    3: _version_3,
-    4: _version_4,
-    5: _version_5,
-    6: _version_6,
-}
-"""Step ``n`` takes a database from version ``n - 1`` to ``n``."""
-
-_ADVISORY_LOCK: Final = int.from_bytes(b"tripeaks", "big")
-
-
-class SchemaTooNew(RuntimeError):
-    """The database was migrated by a newer release of the app."""
-
-
-def schema_version(conn: Connection) -> int | None:
-    """The schema version the database is at (``None``: no schema yet), read without a lock."""
-    if not inspect(conn).has_table(schema_table.name):
-        return None
-    version: int = conn.execute(select(schema_table.c.version).where(schema_table.c.id == 1)).scalar_one()
-    return version
-
-
-def is_current(conn: Connection) -> bool:
-    """Whether the database is at this code's schema version (checked without a write lock)."""
-    return schema_version(conn) == SCHEMA_VERSION
-
-
-def migrate(conn: Connection, dialect: str, now: float) -> int:
-    """Create or migrate the schema inside the caller's (write) transaction; returns the version."""
-    if dialect == "postgresql":
-        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _ADVISORY_LOCK})
-    if not inspect(conn).has_table(schema_table.name):
-        metadata.create_all(conn)
-        conn.execute(insert(schema_table).values(id=1, version=SCHEMA_VERSION, migrated=now))
-        return SCHEMA_VERSION
-    version = conn.execute(select(schema_table.c.version).where(schema_table.c.id == 1)).scalar_one()
-    if version > SCHEMA_VERSION:
-        raise SchemaTooNew(
-            f"the database is at schema version {version}; this release knows versions up to {SCHEMA_VERSION}"
-        )
-    for step in range(version + 1, SCHEMA_VERSION + 1):
-        MIGRATIONS[step](conn)
-    if version != SCHEMA_VERSION:
-        conn.execute(
-            update(schema_table).where(schema_table.c.id == 1).values(version=SCHEMA_VERSION, migrated=now)
-        )
-    return SCHEMA_VERSION
+answers = Table(
+    # Version 9: the JSON API's answers kept for a retry with the same Idempotency-Key
+    # (app.store.answers): by the game's id and the key; the request's fingerprint; the
+    # answer once made (status NULL: being made); when claimed, for their lifetime.
+    "tp_answers",
+    metadata,
+    Column("scope", String(64), primary_key=True),
+    Column("key", String(128), primary_key=True),
+    Column("request", String(64), nullable=False),
+    Column("status", Integer),
+    Column("body", Text),
+    Column("created", Double, nullable=False),
+    Index("tp_answers_created", "created"),
+)

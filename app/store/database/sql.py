@@ -29,7 +29,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
 from app.engine import Game, GameCode, Status
-from app.store.attempts import LEADERBOARD_SIZE, Attempt, AttemptRow, Leaderboard, new_row
+from app.store.answers import ANSWER_LIFETIME_S
+from app.store.attempts import LEADERBOARD_SIZE, Attempt, AttemptRow, AttemptUnfinished, Leaderboard, new_row
 from app.store.base import (
     DEFAULT_MAX_GAMES_PER_PLAYER,
     DealRecord,
@@ -45,12 +46,17 @@ from app.store.base import (
 )
 from app.store.database import daily_sql, records
 from app.store.database import queries as q
+from app.store.database.answers_sql import SqlAnswers
+from app.store.database.identity_sql import SqlIdentities
+from app.store.database.migrations import is_current, migrate
 from app.store.database.postgres import PostgresDatabase, unavailable
 from app.store.database.queries import Db, run
 from app.store.database.race_sql import SqlRaces
-from app.store.database.schema import is_current, migrate
 from app.store.database.sqlite import BUSY_TIMEOUT_S, SYNCHRONOUS, SqliteDatabase, prepare
+from app.store.database.tables_sql import SqlTables
 from app.store.orders import DayOrders
+from app.store.paces import Mark
+from app.store.races import AttemptUnderway
 
 T = TypeVar("T")
 
@@ -72,7 +78,7 @@ def database_url(url: str) -> URL:
     return parsed
 
 
-class SqlStore(SqlRaces, GameStore):
+class SqlStore(SqlRaces, SqlTables, SqlIdentities, SqlAnswers, GameStore):
     """The store on SQLite or PostgreSQL. Thread-safe; several processes may share one database."""
 
     def __init__(
@@ -133,16 +139,26 @@ class SqlStore(SqlRaces, GameStore):
         return self._db.read(query)
 
     def _write(self, job: Callable[[Db], T]) -> T:
-        return self._db.write(job)
+        try:
+            done = self._db.write(job)
+        except StoreUnavailable as error:
+            self.write_failure = str(error) or type(error).__name__
+            raise
+        self.write_failure = None
+        return done
 
     # -- games ------------------------------------------------------------------------------
 
-    def create(self, game: Game, owner: str | None) -> StoredGame:
+    def create(self, game: Game, owner: str | None, *, player: str | None = None) -> StoredGame:
         game_id = new_game_id()
         values = q.columns(game)
+        who = owner or player
+        dealt = self.dealt_day(game.code) if who is not None else None
 
         def job(db: Db) -> None:
             now = self._clock()
+            if who is not None and dealt is not None:
+                self._deal_day(db, dealt, who, game_id, game, now)
             row: dict[str, Any] = {"b_id": game_id, "b_owner": owner, "b_code": game.code_text()}
             row.update(values, b_version=1, b_created=now, b_updated=now)
             run(db, q.NEW_GAME, row)
@@ -152,6 +168,23 @@ class SqlStore(SqlRaces, GameStore):
 
         self._write(job)
         return StoredGame(game_id, owner, game.copy(), 1)
+
+    def _deal_day(
+        self, db: Db, dealt: tuple[dt.date, bool] | None, player: str, game_id: str, game: Game, now: float
+    ) -> None:
+        """A game of a day's deal being dealt (in its transaction): the player's game of that
+        day if they have none; refused while their ranked attempt at it is under way."""
+        if dealt is not None:
+            day, late = dealt
+            daily_sql.deal(db, new_row(day, player, game_id, game, late=late, now=now))
+
+    def _seat_day(self, db: Db, player: str, game_id: str, game: Game, now: float) -> None:
+        """A racer's game being dealt (:meth:`SqlRaces._seat`): as :meth:`_deal_day`. The day
+        is told inside the transaction: quick, as the app finds each day's deal at its start."""
+        try:
+            self._deal_day(db, self.dealt_day(game.code), player, game_id, game, now)
+        except AttemptUnfinished as refused:
+            raise AttemptUnderway(refused.day, refused.game_id) from None
 
     def _bound(self, db: Db, owner: str, keep: str, now: float) -> None:
         """Remove the owner's oldest games beyond the bound (not won first), results recorded.
@@ -174,17 +207,30 @@ class SqlStore(SqlRaces, GameStore):
         row = self._read(lambda db: run(db, q.GET, {"b_id": game_id}).fetchone())
         return q.stored_of(row) if row is not None else None
 
-    def save(self, stored: StoredGame, game: Game) -> StoredGame:
+    def _save_step(
+        self,
+        db: Db,
+        game_id: str,
+        version: int,
+        game: Game,
+        changed: list[tuple[AttemptRow, AttemptRow] | None],
+    ) -> None:
+        """The one way a game's step is written, in one transaction: save the game as the
+        version after ``version`` (:class:`VersionConflict` if it is no longer that one), then
+        the daily's progress (an attempt's row follows its game), then the result when the game
+        has just ended."""
+        now = self._clock()
         values = q.columns(game)
-        values.update(b_id=stored.id, b_version=stored.version, b_new_version=stored.version + 1)
+        values.update(b_id=game_id, b_version=version, b_new_version=version + 1, **q.touch(now))
+        if run(db, q.SAVE, values).rowcount != 1:
+            raise VersionConflict(game_id)
+        changed.append(daily_sql.progress(db, game_id, game, now))
+        if game.status is not Status.PLAYING:
+            records.record(db, game_id, game, now)
 
+    def save(self, stored: StoredGame, game: Game) -> StoredGame:
         def job(db: Db) -> None:
-            now = self._clock()
-            if run(db, q.SAVE, {**values, **q.touch(now)}).rowcount != 1:
-                raise VersionConflict(stored.id)
-            changed.append(daily_sql.progress(db, stored.id, game, now))
-            if game.status is not Status.PLAYING:
-                records.record(db, stored.id, game, now)
+            self._save_step(db, stored.id, stored.version, game, changed)
 
         changed: list[tuple[AttemptRow, AttemptRow] | None] = []
         self._write(job)
@@ -206,7 +252,12 @@ class SqlStore(SqlRaces, GameStore):
         """:meth:`update` through the backend's write path for coroutines: on SQLite made on
         the event loop, which never waits for a lock or the disk; on PostgreSQL in a thread."""
         changed: list[tuple[AttemptRow, AttemptRow] | None] = []
-        done = await self._db.awrite(self._update_job(game_id, change, owned_by, changed))
+        try:
+            done = await self._db.awrite(self._update_job(game_id, change, owned_by, changed))
+        except StoreUnavailable as error:
+            self.write_failure = str(error) or type(error).__name__
+            raise
+        self.write_failure = None
         self._apply(changed)
         return done
 
@@ -231,16 +282,7 @@ class SqlStore(SqlRaces, GameStore):
                 return None
             game = stored.game  # decoded just now: changed in place
             value = change(game)  # may raise (a refused move): nothing written
-            now = self._clock()
-            values = q.columns(game)
-            values.update(
-                b_id=game_id, b_version=stored.version, b_new_version=stored.version + 1, **q.touch(now)
-            )
-            if run(db, q.SAVE, values).rowcount != 1:  # pragma: no cover - the row is locked
-                raise VersionConflict(game_id)
-            changed.append(daily_sql.progress(db, game_id, game, now))
-            if game.status is not Status.PLAYING:
-                records.record(db, game_id, game, now)
+            self._save_step(db, game_id, stored.version, game, changed)  # the row is locked: no conflict
             return StoredGame(game_id, stored.owner, game, stored.version + 1), value
 
         return job
@@ -324,6 +366,11 @@ class SqlStore(SqlRaces, GameStore):
 
         return self._write(job)
 
+    def end_attempt(self, day: dt.date, player: str) -> bool:
+        changed = self._write(lambda db: daily_sql.end(db, day, player, self._clock()))
+        self._apply([changed])
+        return changed is not None
+
     def attempt(self, day: dt.date, player: str) -> Attempt | None:
         over = self.day_over(day)
         return self._read(lambda db: daily_sql.attempt(db, day, player, over, self._orders))
@@ -335,9 +382,13 @@ class SqlStore(SqlRaces, GameStore):
     def player_days(self, player: str) -> list[Attempt]:
         return self._read(lambda db: daily_sql.player_days(db, player))
 
+    def pace(self, game_id: str) -> list[Mark]:
+        return self._read(lambda db: daily_sql.pace(db, game_id))
+
     # -- cleanup ----------------------------------------------------------------------------
 
     def cleanup_idle(self, older_than: dt.timedelta) -> int:
+        self.forget_answers(self._clock() - ANSWER_LIFETIME_S)
         cutoff = {"b_cutoff": self._clock() - older_than.total_seconds()}
         removed = 0
         while True:

@@ -8,6 +8,7 @@ proxy headers' one):
 
       127.0.0.1 "GET /g/TP1-E-AAAAAAB HTTP/1.1" 200 3.2ms id=4f0c…
 
+  A link code in the path (``/link/<code>``) is never logged: the line says ``/link/<code>``.
   ``TRIPEAKS_ACCESS_LOG=false`` turns it off (uvicorn's own access log is off under
   ``tripeaks serve``: this one replaces it).
 * **Request metrics** (when metrics are on, see :mod:`app.web.ops.metrics`): a count and a latency
@@ -41,6 +42,18 @@ def request_id(scope: Scope) -> str:
         if name == REQUEST_ID and SANE_REQUEST_ID.fullmatch(value):
             return str(value.decode("ascii"))
     return secrets.token_hex(16)
+
+
+SECRET_PATHS: Final = (b"/link/",)
+"""Paths that carry a code (``/link/<code>``, issue 38): logged without it."""
+
+
+def hide_codes(path: bytes) -> bytes:
+    """The path as logged: a link code in it replaced by ``<code>``, its query dropped."""
+    for prefix in SECRET_PATHS:
+        if path.startswith(prefix) and len(path) > len(prefix):
+            return prefix + b"<code>"
+    return path
 
 
 def route_template(scope: Scope) -> str:
@@ -88,8 +101,8 @@ class AccessMiddleware:
                 self._observe(method, route_template(scope), status, elapsed)
             if self.log_requests and log.isEnabledFor(logging.INFO):
                 client = scope.get("client")
-                path = scope.get("raw_path") or scope["path"].encode()
-                query = scope.get("query_string")
+                path = hide_codes(scope.get("raw_path") or scope["path"].encode())
+                query = scope.get("query_string") if not path.endswith(b"<code>") else b""
                 target = path.decode("latin-1") + ("?" + query.decode("latin-1") if query else "")
                 log.info(
                     '%s "%s %s HTTP/%s" %d %.1fms id=%s',

@@ -2,18 +2,25 @@
 
 Each request is sorted by method and path (no route needs to know):
 
-* **new games**: ``POST /new``, ``POST /games/{id}/restart``, ``POST /api/games``; per
+* **new games**: ``POST /new``, ``POST /games/{id}/restart``, ``POST /api/games``, a race's
+  ``POST /races`` (``…/join``, ``…/again``), ``POST /daily/{day}``, a table of friends made
+  or joined or raced (``POST /tables``, ``/api/tables``, ``/t/{token}``, ``/api/tables/join``,
+  ``/tables/{id}/race``); per client address;
+* **pages**: ``GET /`` and ``GET /g/{code}``, which may deal a game, the daily's
+  (``/daily…``, ``/api/daily…``: today's deals a game, any day's may run the solver to find
+  its deal) and the reviews (``/replay/…``, ``/api/replay/…``), which run the solver; per
   client address;
-* **pages**: ``GET /`` and ``GET /g/{code}``, which may deal a game, and the reviews
-  (``/replay/…``, ``/api/replay/…``), which run the solver; per client address;
 * **actions**: every other state-changing request (``POST``, ``PUT``, ``PATCH``,
   ``DELETE``: moves, settings, names); per player (the signed cookie), or per client
   address when the request carries no valid player cookie, and under a ceiling per
   client address whatever cookie it carries;
-* **hints** (``POST …/hint``, a solver search each): per player, and as an action too.
+* **hints** (``POST …/hint``, a solver search each): per player, and as an action too;
+* **codes** tried (``POST /link``, ``/api/link``, a passkey sign-in) and **recovery** codes
+  tried or made (``POST /recover``, ``/api/recover``, a new recovery code: a slow hash each):
+  per client address, and under a ceiling for everyone at once (issue 38).
 
 Reads of a game (``GET /api/games/{id}``, static files, ``/healthz``) are not limited.
-A request over a limit gets 429 with ``Retry-After``: ``{"detail": …}`` under ``/api/``;
+A request over a limit gets 429 with ``Retry-After``: a problem (app/web/problems.py) under ``/api/``;
 for an htmx request the page's ``#status`` line, swapped out of band (the rest of the
 page stays as it is); else a small error page. The message is in the request's language.
 
@@ -39,19 +46,27 @@ from limits.storage import MemoryStorage
 from limits.strategies import SlidingWindowCounterRateLimiter
 from markupsafe import escape
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.i18n import current_locale
+from app.web.problems import problem_response
 
 log = logging.getLogger(__name__)
 
 OFF: Final = frozenset({"off", "none", "no", "false", "0", ""})
 SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 NEW_GAME_PATH: Final = re.compile(
-    r"/new|/api/games|/games/[^/]+/restart|(/api)?/races(/[^/]+/(join|again))?"
+    r"/new|/api/games|/games/[^/]+/restart|(/api)?/races(/[^/]+/(join|again))?|/daily/[^/]+"
+    r"|(/api)?/tables(/join)?|/t/[^/]+|/tables/[^/]+/race"
 )
-PAGE_PATHS: Final = ("/g/", "/replay", "/api/replay/", "/race/")
+PAGE_PATHS: Final = ("/g/", "/replay", "/api/replay/", "/race/", "/daily", "/api/daily")
+GUARDED_PATHS: Final = {
+    "/link": "codes", "/api/link": "codes", "/api/passkeys/sign-in/options": "codes",
+    "/api/passkeys/sign-in": "codes", "/recover": "recovery", "/api/recover": "recovery",
+    "/devices/recovery-code": "recovery", "/api/players/me/recovery-code": "recovery",
+}  # fmt: skip
+"""Codes tried, and recovery codes made (a slow hash each): per address and for everyone."""
 STORAGE_ERROR_LOG_EVERY_S: Final = 60.0
 
 STATUS_LINE: Final = (
@@ -130,6 +145,10 @@ class RateLimitMiddleware:
         actions: str = "600/minute",
         hints: str = "120/minute",
         actions_per_address: str = "3000/minute",
+        codes: str = "10/minute;100/hour",
+        codes_everyone: str = "300/minute",
+        recovery: str = "5/minute;30/hour",
+        recovery_everyone: str = "60/minute",
         storage: str = "memory://",
     ) -> None:
         self.app = app
@@ -138,6 +157,10 @@ class RateLimitMiddleware:
         self.actions = parse_limits(actions)
         self.hints = parse_limits(hints)
         self.actions_per_address = parse_limits(actions_per_address)
+        self.guards = {
+            "codes": (parse_limits(codes), parse_limits(codes_everyone)),
+            "recovery": (parse_limits(recovery), parse_limits(recovery_everyone)),
+        }
         self.counters = Counters(storage)
         self._storage_error_logged = 0.0
 
@@ -152,6 +175,10 @@ class RateLimitMiddleware:
             return []
         if NEW_GAME_PATH.fullmatch(path):
             return [("new", self.new_games, address)]
+        guarded = GUARDED_PATHS.get(path)
+        if guarded is not None:  # per address, then everyone's (one key for the installation)
+            per_address, everyone = self.guards[guarded]
+            return [(guarded, per_address, address), (guarded, everyone, "everyone")]
         state = scope.get("state") or {}
         player = state.get("player") if state.get("player_known") else None
         who = f"p:{player}" if player else f"a:{address}"
@@ -193,7 +220,7 @@ def too_many(scope: Scope, retry_after: int) -> Response:
     message = too_many_requests_message()
     headers = {"Retry-After": str(retry_after), "Cache-Control": "no-store"}
     if scope["path"].startswith("/api/"):
-        return JSONResponse({"detail": message}, status_code=429, headers=headers)
+        return problem_response(429, message, headers=headers)
     request = Request(scope)
     if request.headers.get("hx-request") == "true":
         html = STATUS_LINE.format(message=escape(message))

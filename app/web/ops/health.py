@@ -4,7 +4,9 @@
   server that stops answering it, and restarting would not mend a full disk.
 * ``GET /readyz``: the store can write now. It makes one small real write (the last-seen
   time of a probe player no cookie can name) and answers 200 ``ready``, or 503 with a short
-  public reason ("not ready: the store cannot write") and ``Retry-After``. What went wrong
+  public reason ("not ready: the store cannot write") and ``Retry-After``. It follows the
+  store's own writes too (:attr:`GameStore.write_failure`): 503 as soon as any write failed
+  (a move on a disk just full), until a write goes through again. What went wrong
   (a read-only database, a full disk, the database server's address and port) is for the
   operator only: in the server's log (once each time it changes) and on ``/metrics``
   (``tripeaks_not_ready{detail}``, behind its token). At most one probe runs at a time; its
@@ -51,20 +53,26 @@ class Readiness:
         self.checked = -PROBE_KEPT_S
         self.reason: str | None = None
         self.detail: str | None = None
-        """What the last failed probe saw, for the log and /metrics only."""
+        """What the last failure seen was, for the log and /metrics only."""
+        self.probed: tuple[str | None, str | None] = (None, None)
+        """The last probe's answer (:func:`probe`), kept :data:`PROBE_KEPT_S`."""
 
     async def check(self, store: GameStore) -> str | None:
         async with self.lock:
             if time.monotonic() - self.checked >= PROBE_KEPT_S:
-                reason, detail = await probe(store)
+                self.probed = await probe(store)
                 self.checked = time.monotonic()
-                if detail != self.detail:
-                    if detail is None:
-                        log.warning("ready again: the store writes")
-                    else:
-                        log.warning("not ready: %s", detail)
-                    metrics.not_ready(detail, self.detail)
-                self.reason, self.detail = reason, detail
+            reason, detail = self.probed
+            failure = store.write_failure  # the store's latest write, the probe's or any other
+            if reason is None and failure is not None:
+                reason, detail = CANNOT_WRITE, f"{CANNOT_WRITE}: {failure}"
+            if detail != self.detail:
+                if detail is None:
+                    log.warning("ready again: the store writes")
+                else:
+                    log.warning("not ready: %s", detail)
+                metrics.not_ready(detail, self.detail)
+            self.reason, self.detail = reason, detail
             return self.reason
 
 

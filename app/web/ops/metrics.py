@@ -138,8 +138,8 @@ def count_games(store: GameStore) -> None:
         return
     create, aupdate = store.create, store.aupdate
 
-    def counted_create(game: Game, owner: str | None) -> StoredGame:
-        stored = create(game, owner)
+    def counted_create(game: Game, owner: str | None, *, player: str | None = None) -> StoredGame:
+        stored = create(game, owner, player=player)
         GAMES_DEALT.labels(game.rules.word).inc()
         return stored
 

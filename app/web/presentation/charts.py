@@ -29,7 +29,7 @@ from app.store.base import GameResult
 CHART_GAMES: Final = 50
 WIDTH: Final = 400
 HEIGHT: Final = 170
-LEFT: Final = 40  # room for the y axis's labels (on the right, right to left)
+LEFT: Final = 46  # room for the y axis's labels, "100%" whole at 14 px (on the right, right to left)
 RIGHT: Final = 10
 TOP: Final = 12
 BOTTOM: Final = 24  # room for the x axis's labels

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from app.engine import Game
+from app.engine import Game, Status
 
 T = TypeVar("T")
 
@@ -40,12 +40,16 @@ def duration_iso(seconds: float) -> str:
     return "PT" + (f"{hours}H" if hours else "") + (f"{minutes}M" if minutes else "") + f"{secs}S"
 
 
-def timed(action: Callable[[Game], T]) -> Callable[[Game], T]:
+def timed(action: Callable[[Game], T], *, dealt: float | None = None) -> Callable[[Game], T]:
     """``action``, then the time told to the game (its first action starts its clock, its end
-    stops it): the change a move route gives the store."""
+    stops it): the change a move route gives the store. ``dealt``: a racer's game, whose clock
+    starts at the race's deal, not at its first action (issue 42: the player's clock and the
+    finish table's time are one; a racer who waits before the first card is timed all the same)."""
 
     def change(game: Game) -> T:
         value = action(game)
+        if dealt is not None and game.started_at is None and game.status is Status.PLAYING:
+            game.note_time(min(dealt, now()))
         game.note_time(now())
         return value
 
@@ -68,7 +72,11 @@ class ClockView:
         return duration_iso(self.seconds)
 
 
-def game_clock(game: Game, at: float | None = None) -> ClockView:
-    """The game's clock as shown at ``at`` (default: now)."""
-    elapsed = game.elapsed(now() if at is None else at)
+def game_clock(game: Game, at: float | None = None, dealt: float | None = None) -> ClockView:
+    """The game's clock as shown at ``at`` (default: now). ``dealt``: a racer's game, whose
+    clock runs from the race's deal before its first action too (:func:`timed`)."""
+    moment = now() if at is None else at
+    if dealt is not None and game.started_at is None and game.status is Status.PLAYING and moment >= dealt:
+        return ClockView(int(moment - dealt), True)
+    elapsed = game.elapsed(moment)
     return ClockView(int(elapsed or 0), game.started_at is not None and game.ended_after is None)

@@ -19,21 +19,21 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from anyio import to_thread
-from fastapi import Request
+from fastapi import Request, Response
 from markupsafe import escape
 
-from app.engine import Game, Refusal, Status
+from app.engine import Game, Status
 from app.i18n import current_locale
 from app.store import GameStore, StoredGame
 from app.store.base import DealRecord, Feat
-from app.web.leaving import left_game
+from app.web.leaving import left_game, remember_left, under_way
 from app.web.middleware.player_cookie import read_cookies
-from app.web.presentation.daily.days import answers_open, daily_key, daily_view, known_day
+from app.web.presentation.daily.days import answers_open, daily_key, daily_view, known_day, par_open
 from app.web.presentation.newgame import new_game_form, winnable_only_on
-from app.web.presentation.render import Pages, card_list, playable_words
+from app.web.presentation.render import Pages
+from app.web.presentation.reviews import record_review
 from app.web.presentation.views import Event, Happened
-from app.web.routes.replay import record_review
-from app.web.solving import Outlook, deal_outlook, is_proven_winnable
+from app.web.solver_worker import Outlook, deal_outlook, is_proven_winnable
 
 ERROR_HELP_COOKIE: Final = "tp_error_help"
 LARGE_CARDS_COOKIE: Final = "tp_large_cards"
@@ -116,6 +116,8 @@ def game_context(
     attempt = store.attempt(day, player) if day is not None else None
     # (Only the record line and an ended game's result box offer the deal's answers.)
     opened = answers_open(store, player, game.code, day) if record or ended else False
+    # The day's record is hidden as its par is (its best score soon is its par).
+    hidden = record and day is not None and not par_open(store, player, day)
     context: dict[str, Any] = {
         "request": request,
         "game_id": stored.id,
@@ -127,13 +129,19 @@ def game_context(
         "waste_name": waste_name(game, event),
         "oob": oob,
         "announcement": announcement(store, stored),
-        "record_line": record_line(store.deal_record(game.code), player) if record else "",
+        "record_line": (
+            record_hidden_line()
+            if hidden
+            else record_line(store.deal_record(game.code), player)
+            if record
+            else ""
+        ),
         "record_review": record_review(store, game.code) if record and opened else None,
         # Once a game ends, what the deal allowed (the solver's answer, kept per deal); for
         # the day's deal not before the player's attempt has ended (no spoilers).
         "outlook": (deal_outlook(game.code) if opened else HIDDEN_OUTLOOK) if outlook and ended else None,
         "answers_open": opened,
-        "daily": daily_view(day, attempt, stored.id) if day is not None else None,
+        "daily": daily_view(day, attempt, stored.id, playing=not ended) if day is not None else None,
         # What a share sends: the bar's Share while playing, the result box's once ended.
         "share_text": share_text(game) if ended or not oob else "",
     }
@@ -151,24 +159,6 @@ def game_context(
 
 HIDDEN_OUTLOOK: Final = Outlook(None, None)
 """What the result box says of the deal while its answers are not open: nothing."""
-
-
-def outlook_sentence(outlook: Outlook, won: bool) -> str:
-    """What the deal allowed, as the result box says it once a game has ended: the best
-    possible score after a win; after a loss, whether the deal could be won and its best
-    score; nothing while the answer is unknown or hidden."""
-    words, best = current_locale(), outlook.best_score
-    if won:
-        if best is None:
-            return ""
-        return words.gettext("The best possible score on this deal is %(best)s.") % {"best": best}
-    if outlook.winnable and best is not None:
-        return words.gettext("This deal could be won: the best possible score is %(best)s.") % {"best": best}
-    if outlook.winnable:
-        return words.gettext("This deal could be won.")
-    if outlook.winnable is False:
-        return words.gettext("No one could win this deal.")
-    return ""
 
 
 def page_url(game: Game) -> str:
@@ -199,6 +189,11 @@ class Announcement:
 
 def cards_left(n: int) -> str:
     return current_locale().ngettext("%(num)d card left", "%(num)d cards left", n) % {"num": n}
+
+
+def record_hidden_line() -> str:
+    """The record line of the day's deal while its par is hidden from the player."""
+    return current_locale().gettext("The record of today's daily deal is shown once your attempt has ended.")
 
 
 def record_line(record: DealRecord | None, viewer: str | None) -> str:
@@ -258,95 +253,13 @@ def announcement(store: GameStore, stored: StoredGame) -> Announcement | None:
     return None
 
 
-def status_sentence(game: Game, event: Event | None, error_help: bool) -> str:
-    """The status line after a request (``templates/game.html``, spoken by screen readers): what
-    the action did, what it turned over, what a peak paid, and the score or the game's end.
-    A refusal is said only with Error help on; a hint names its card, or the undos back to a
-    winning line."""
-    words = current_locale()
-    gettext, ngettext = words.gettext, words.ngettext
-    happened = event.happened if event is not None else None
-    if event is not None and happened is Happened.REFUSED:
-        if not error_help or event.refusal is None:
-            return ""
-        reason = words.refusal_message(event.refusal)
-        if event.refusal is Refusal.RANK_MISMATCH and game.waste is not None:
-            waste = words.waste_words(game.waste)
-            return gettext("%(reason)s. Waste: %(card)s.") % {"reason": reason, "card": waste}
-        return reason
-    if event is not None and happened is Happened.HINTED:
-        return _hint_sentence(event)
-    if event is not None and happened is Happened.RESUMED:
-        return gettext("Back to game %(code)s. Waste: %(waste)s.") % {
-            "code": game.code_text(), "waste": words.waste_words(game.waste)
-        }
-    won = ngettext(
-        "You won! Final score %(score)s in %(count)s move.",
-        "You won! Final score %(score)s in %(count)s moves.",
-        game.moves,
-    ) % {"score": game.score, "count": game.moves}
-    if event is None:
-        if game.status is Status.WON:
-            return won
-        return gettext("No more possible moves") if game.status is Status.BLOCKED else ""
-    parts = [_action_words(game, event)]
-    if event.turned_up:
-        parts.append(gettext("Turned face up: %(cards)s.") % {"cards": card_list(event.turned_up)})
-    if event.turned_down:
-        parts.append(gettext("A card turned face down.") if event.turned_down == 1
-                     else gettext("Two cards turned face down."))
-    if event.peak_points:
-        parts.append(gettext("Peak cleared: %(points)s points!") % {"points": event.peak_points})
-    if game.status is Status.WON:
-        parts.append(won)
-    elif game.status is Status.BLOCKED:
-        score = gettext("Score %(score)s.") % {"score": game.score}
-        parts.append(gettext("No more possible moves") + ". " + score)
-    else:
-        parts.append(gettext("Score %(score)s.") % {"score": game.score})
-        if happened is Happened.DREW:  # whether a card can be played now, said with the rest
-            parts.append(playable_words(game))
-    return " ".join(parts)
-
-
-def _action_words(game: Game, event: Event) -> str:
-    words = current_locale()
-    card = words.card_words(event.card) if event.card is not None else ""
-    if event.happened is Happened.REMOVED:
-        return words.gettext("%(card)s to the waste.") % {"card": card}
-    if event.happened is Happened.DREW:
-        return words.gettext("Drew %(card)s.") % {"card": card}
-    if event.happened is Happened.UNDID and event.card is not None:
-        return words.gettext("Took back %(card)s. Waste: %(waste)s.") % {
-            "card": card, "waste": words.waste_words(game.waste)
-        }
-    if event.happened is Happened.UNDID:
-        waste = words.waste_words(game.waste)
-        return words.gettext("Took back the draw. Waste: %(waste)s.") % {"waste": waste}
-    if event.happened is Happened.DEALT:
-        return words.gettext("Dealt %(code)s. Waste: %(waste)s.") % {
-            "code": game.code_text(), "waste": words.waste_words(game.waste)
-        }
-    return ""
-
-
-def _hint_sentence(event: Event) -> str:
-    words = current_locale()
-    card = {"card": words.card_words(event.card)} if event.card is not None else None
-    if not event.lost:
-        if card is not None:
-            return words.gettext("Hint: play the %(card)s.") % card
-        return words.gettext("Hint: draw from the stock.") if event.hint_draw else ""
-    if event.undos is not None:
-        lost = words.ngettext(
-            "No winning line from here: undo %(count)s move to get back to one.",
-            "No winning line from here: undo %(count)s moves to get back to one.",
-            event.undos,
-        ) % {"count": event.undos}
-    else:
-        lost = words.gettext("No one could win this deal.")
-    if card is not None:
-        return lost + " " + words.gettext("For the best score still possible, play the %(card)s.") % card
-    if event.hint_draw:
-        return lost + " " + words.gettext("For the best score still possible, draw from the stock.")
-    return lost
+def page_of_dealt(
+    request: Request, pages: Pages, store: GameStore, player: str, stored: StoredGame, left: StoredGame | None
+) -> Response:
+    """The whole page of the game a link dealt, offering the way back to the one it left."""
+    context = game_context(request, pages, store, player, stored)
+    if left is not None and left.id != stored.id and under_way(left):  # (the cookie not read back yet)
+        context["left_game"] = left
+    response = pages.page(GAME_PAGE, context)
+    remember_left(response, left, stored)
+    return response

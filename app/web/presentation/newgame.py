@@ -13,9 +13,14 @@ from app.engine import GameCode, Rules, Variants
 from app.engine.layout import Layout
 from app.engine.search.review import Difficulty
 from app.web.middleware.player_cookie import read_cookies
-from app.web.presentation.layouts import layout_choices, layout_name, mostly_unwinnable, remembered_layout
-from app.web.presentation.variant_words import remembered_variants, rules_name, variant_choices
-from app.web.routes.replay import difficulty_word
+from app.web.presentation.layouts_on_page import (
+    layout_choices,
+    layout_name,
+    mostly_unwinnable,
+    remembered_layout,
+)
+from app.web.presentation.reviews import difficulty_word
+from app.web.presentation.variants_on_page import remembered_variants, rules_name, variant_choices
 
 WINNABLE_ONLY_COOKIE: Final = "tp_winnable_only"
 CHOSEN_DIFFICULTIES: Final = (Difficulty.EASY, Difficulty.MEDIUM, Difficulty.HARD, Difficulty.EXPERT)

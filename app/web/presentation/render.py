@@ -31,10 +31,18 @@ from app.engine.layout import Layout
 from app.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, current_locale
 from app.i18n.locale import CODE_EXAMPLE
 from app.web.presentation.clock import clock_text, duration_iso, game_clock
-from app.web.presentation.layouts import LAYOUT_INDEX, board_classes, card_classes, layout_name, tableau_order
+from app.web.presentation.display_choices import display_classes, theme_colour
+from app.web.presentation.layouts_on_page import (
+    LAYOUT_INDEX,
+    board_classes,
+    card_classes,
+    layout_name,
+    tableau_order,
+)
+from app.web.presentation.sentences import card_list, outlook_sentence, playable_words, status_sentence
 from app.web.presentation.sound import sound_of, sound_on
-from app.web.presentation.variant_words import game_label, variants_words
-from app.web.presentation.views import Slot, playable_cards
+from app.web.presentation.variants_on_page import game_label, variants_words
+from app.web.presentation.views import Slot
 
 ROOT: Final = Path(__file__).resolve().parents[3]
 
@@ -79,24 +87,6 @@ def sentence(text: str) -> Markup:
     return Markup(text[:1].upper() + text[1:])
 
 
-def card_list(cards: Sequence[Card]) -> str:
-    """Cards in words, in the current language, joined by commas: ``2 of clubs, king of hearts``."""
-    words = current_locale()
-    return ", ".join(words.card_words(card) for card in cards)
-
-
-def playable_words(game: Game) -> str:
-    """What the board in words adds: which cards can be played now (the engine decides)."""
-    words, cards = current_locale(), playable_cards(game)
-    if game.is_over:
-        return ""
-    if not cards:
-        if game.stock_count:
-            return words.gettext("No card can be played now: draw from the stock.")
-        return words.gettext("No card can be played now.")
-    return words.gettext("Can be played now: %(cards)s.") % {"cards": card_list(cards)}
-
-
 def code_error_html(message: str) -> Markup:
     """A refused code's message with the example code and "A-Z" kept whole, left to right.
 
@@ -127,24 +117,22 @@ def make_environment() -> jinja2.Environment:
     env.globals["card_words"] = Card.words
     env.globals["card_list"] = card_list
     env.globals["playable_words"] = playable_words
-    env.globals.update(game_label=game_label, variants_words=variants_words)  # variant_words.py
-    env.globals.update(  # layouts.py
-        layout_name=layout_name, board_classes=board_classes, card_classes=card_classes,
+    env.globals.update(game_label=game_label, variants_words=variants_words)  # variants_on_page.py
+    env.globals.update(  # layouts_on_page.py
+        layout_name=layout_name,
+        board_classes=board_classes,
+        card_classes=card_classes,
         tableau_order=tableau_order,
     )
     env.filters["sentence"] = sentence
     env.filters["code_error_html"] = code_error_html
     env.globals["languages"] = tuple((code, LANGUAGE_NAMES[code]) for code in LANGUAGES)
     # The run and the clock (app/web/presentation/clock.py).
-    env.globals.update(
-        game_clock=game_clock, clock_text=clock_text, duration_iso=duration_iso
-    )
+    env.globals.update(game_clock=game_clock, clock_text=clock_text, duration_iso=duration_iso)
     env.globals.update(sound_of=sound_of, sound_on=sound_on)  # app/web/presentation/sound.py
-    from app.web.presentation.game_context import outlook_sentence, status_sentence  # they render with Pages
 
     env.globals.update(outlook_sentence=outlook_sentence, status_sentence=status_sentence)
-    # The player's Display choice (app/web/routes/display.py), imported here: it needs the renderer.
-    from app.web.routes.display import display_classes, theme_colour
+    # The player's Display choice (app/web/presentation/display_choices.py).
 
     env.globals.update(display_classes=display_classes, theme_colour=theme_colour)
     return env
@@ -189,8 +177,13 @@ class _Slots:
         game's (three peaks if not given)."""
         index = LAYOUT_INDEX[layout] if layout is not None else 0
         key = (
-            index << 16 | position << 10 | (card_index + 1) << 4
-            | covered << 3 | removed << 2 | turned << 1 | hinted
+            index << 16
+            | position << 10
+            | (card_index + 1) << 4
+            | covered << 3
+            | removed << 2
+            | turned << 1
+            | hinted
         )
         kept = self._kept.get(words)
         if kept is None:
@@ -226,9 +219,7 @@ class Pages:
         for name in self.env.list_templates(extensions=["html"]):
             self.env.get_template(name)
 
-    def tableau(
-        self, game: Game, *, turned: frozenset[int] = frozenset(), hint: int | None = None
-    ) -> Markup:
+    def tableau(self, game: Game, *, turned: frozenset[int] = frozenset(), hint: int | None = None) -> Markup:
         """The tableau's positions in its layout's order, in the current language.
 
         A face-down card is rendered without its card: nothing here reveals it. Which cards
@@ -301,6 +292,4 @@ class Pages:
 
     @staticmethod
     def _response(html: str, status_code: int, headers: Mapping[str, str] | None) -> HTMLResponse:
-        return HTMLResponse(
-            html, status_code=status_code, headers={**(headers or {}), **_PAGE_HEADERS}
-        )
+        return HTMLResponse(html, status_code=status_code, headers={**(headers or {}), **_PAGE_HEADERS})

@@ -10,7 +10,7 @@ import enum
 from dataclasses import dataclass
 
 from app.engine import Card, Game, Refusal
-from app.web.presentation.layouts import tableau_order
+from app.web.presentation.layouts_on_page import tableau_order
 
 
 class Happened(enum.Enum):
@@ -61,7 +61,7 @@ class Slot:
     """Face up but covered by a card (open peaks): shown, not yet playable."""
     place: str = "r-0 x-0 h-0"
     """Where it lies: its row, column and height as classes
-    (:func:`app.web.presentation.layouts.card_classes`)."""
+    (:func:`app.web.presentation.layouts_on_page.card_classes`)."""
 
 
 def turned_up(face_up_before: int, game: Game) -> frozenset[int]:
@@ -82,5 +82,3 @@ def playable_cards(game: Game) -> tuple[Card, ...]:
         return ()
     playable = set(game.playable_positions())
     return tuple(game.deal.tableau[p] for p in tableau_order(game.layout) if p in playable)
-
-

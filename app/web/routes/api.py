@@ -1,7 +1,9 @@
 """The JSON API, for bots, tests and other front ends (documented at ``/docs``).
 
-A game made here has no owner: its unguessable id (128 random bits) is the
-only key to it. Face-down cards are never in any response (which cards are face up is
+A game made here is the player's whose cookie (or personal token, ``Authorization: Bearer``)
+the request carries, as a page game is: its result counts in their statistics and its record
+names them (issue 38). Made without either, it has no owner. Either way its unguessable id
+(128 random bits) is the key to it here. Face-down cards are never in any response (which cards are face up is
 the engine's :meth:`Game.face_up_mask`: with open peaks, every card on the board).
 
 Variants (``docs/variants.md``): a game is dealt from a code that carries them
@@ -19,9 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, HTTPException, Request
+from anyio import to_thread
+from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from app.engine import (
     STANDARD,
@@ -38,11 +41,14 @@ from app.engine import (
 from app.engine.layout import MOST_POSITIONS, layout_named
 from app.i18n import current_locale
 from app.store import GameStore, StoredGame
-from app.web.deps import GameIdPath, PlayerDep, StoreDep
-from app.web.presentation.clock import timed
-from app.web.presentation.daily.days import daily_key, day_of_page, today
-from app.web.routes.race_api import check_move, moved
-from app.web.solving import hint_for
+from app.store.attempts import AttemptUnfinished
+from app.web.deps import GameIdPath, GameNotFound, PlayerDep, StoreDep
+from app.web.game_changes import counted_hint, play
+from app.web.presentation.daily.days import daily_key, day_of_page
+from app.web.presentation.daily.practice import UNFINISHED
+from app.web.problems import ProblemResponse, Refused, problem_response
+from app.web.race_changes import check_move
+from app.web.retries import Answer, IdempotencyKey, answered_once
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -67,6 +73,11 @@ class NewGame(BaseModel):
         default=None,
         description="The layout of a random deal (docs/layouts.md); three-peaks when none is given",
     )
+    end_attempt: bool = Field(
+        default=False,
+        description="With the day's daily deal: end your ranked attempt at it first, as it stands"
+        " (it counts as unfinished), so that this game may be dealt as practice",
+    )
 
     @model_validator(mode="after")
     def one_of(self) -> NewGame:
@@ -78,9 +89,17 @@ class NewGame(BaseModel):
         return self
 
 
+def whole_number(value: object) -> object:
+    """JSON's integer: ``17`` or ``17.0`` (JSON Schema's integer is any number with no fraction);
+    never ``"17"`` nor ``true``."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 class RemoveBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    position: int = Field(
+    position: Annotated[int, BeforeValidator(whole_number)] = Field(
         ge=0,
         lt=MOST_POSITIONS,
         strict=True,
@@ -132,17 +151,6 @@ class GameState(BaseModel):
     )
 
 
-class Refused(BaseModel):
-    error: Literal[
-        "rank_mismatch", "card_blocked", "no_card", "stock_empty", "nothing_to_undo", "game_over"
-    ]
-    message: str
-
-
-class Problem(BaseModel):
-    detail: str
-
-
 def game_state(stored: StoredGame) -> GameState:
     game = stored.game
     tableau = []
@@ -185,14 +193,25 @@ def game_state(stored: StoredGame) -> GameState:
 async def api_game(store: GameStore, game_id: str) -> StoredGame:
     stored = await store.aget(game_id)
     if stored is None:
-        raise HTTPException(404, "No such game")
+        raise GameNotFound()
     return stored
 
 
 REFUSAL_RESPONSES: dict[int | str, dict[str, object]] = {
-    404: {"model": Problem, "description": "No such game"},
-    409: {"model": Refused, "description": "The rules do not allow that action now; nothing changed"},
+    404: {"description": "No such game"},
+    409: {
+        "description": "The rules do not allow that action now (the game's refusal: rank_mismatch,"
+        " card_blocked, no_card, stock_empty, nothing_to_undo, game_over), or the game's race is not"
+        " running (race_not_started, race_over, race_left); nothing changed. With an Idempotency-Key:"
+        " the key used for another request on this game (idempotency_key_reused), or its first"
+        " request still being answered (idempotency_key_in_use, Retry-After)"
+    },
 }
+
+
+def game_refusal(refusal: Refusal) -> ProblemResponse:
+    """The game's refusal as a 409 problem, in the client's language (Accept-Language)."""
+    return problem_response(409, current_locale().refusal_message(refusal), refusal.value)
 
 
 async def apply(
@@ -202,31 +221,39 @@ async def apply(
 
     Two clients acting on one game at once are applied one after the other, never lost.
     """
-    race = await check_move(request, store, game_id)  # a racer's game: 409 unless the race runs
-    try:
-        updated = await store.aupdate(game_id, timed(action))
+    try:  # the race's check, the store's step, the signal (app/web/game_changes.py)
+        updated = await play(request, store, game_id, action)
     except RefusedAction as refused:
-        # The message is in the language the client's Accept-Language asks for.
-        message = current_locale().refusal_message(refused.refusal)
-        body = Refused(error=refused.refusal.value, message=message)
-        return JSONResponse(body.model_dump(), status_code=409)
+        return game_refusal(refused.refusal)
     except PositionError as error:  # a position of a bigger layout than the game's
-        raise HTTPException(422, str(error)) from None
+        raise Refused(422, str(error), "bad_position") from None
     if updated is None:
-        raise HTTPException(404, "No such game")
-    await moved(request, race)
+        raise GameNotFound()
     return game_state(updated[0])
 
 
-@router.post("/games", status_code=201, response_model=GameState, responses={422: {}})
+@router.post(
+    "/games",
+    status_code=201,
+    response_model=GameState,
+    responses={
+        409: {"description": "Your ranked attempt at the day's deal is under way (attempt_unfinished)"},
+        422: {"description": "A bad code (bad_code) or variant (bad_variant), or a body the API cannot read"},
+    },
+)
 def create_game(
     request: Request, store: StoreDep, player: PlayerDep, body: Annotated[NewGame | None, Body()] = None
-) -> GameState:
+) -> GameState | JSONResponse:
     """Deal a game: a given code, or a random deal of the given rules and variants.
+
+    A request with the player's cookie (or personal token) makes the player's game, as a
+    page does: it becomes their current game and counts in their statistics.
 
     The day's daily deal (its code, ``GET /api/daily``) begins the player's ranked attempt,
     as the page does, when it is their first game of it that day (the player is the one of
-    the cookie this request carries); a later one is practice.
+    the cookie this request carries); a later one is practice. While that attempt is under
+    way, another game of the deal is a 409 problem with ``"error": "attempt_unfinished"``
+    (nothing dealt), unless ``end_attempt`` ends the attempt first.
 
     A bad code, or a word in ``variants`` that names no variant, is a 422 saying why;
     nothing is stored."""
@@ -235,44 +262,51 @@ def create_game(
         try:
             code = GameCode.parse(body.code)
         except CodeError:
-            raise HTTPException(422, current_locale().code_error(body.code)) from None
+            raise Refused(422, current_locale().code_error(body.code), "bad_code") from None
     else:
         try:
             variants = Variants.from_words(body.variants) if body.variants else STANDARD
         except VariantError as error:
-            raise HTTPException(422, str(error)) from None
+            raise Refused(422, str(error), "bad_variant") from None
         layout = layout_named(body.layout or "three-peaks")
         code = GameCode.random(Rules.from_word(body.rules or "easy"), variants, layout)
-    stored = store.create(Game(code), None)
     day = day_of_page(daily_key(request), code)
-    if day is not None:
-        store.begin_attempt(day, player, stored, late=day != today())
+    if day is not None and body.end_attempt:
+        store.end_attempt(day, player)
+    owner = player if request.state.player_known else None
+    try:  # the store makes the day's deal the cookie player's attempt if it is their first
+        stored = store.create(Game(code), owner, player=player)
+    except AttemptUnfinished:
+        return problem_response(409, current_locale().gettext(UNFINISHED), "attempt_unfinished")
     return game_state(stored)
 
 
-@router.get("/games/{game_id}", response_model=GameState, responses={404: {"model": Problem}})
+@router.get("/games/{game_id}", response_model=GameState, responses={404: {"description": "No such game"}})
 async def get_game(game_id: GameIdPath, store: StoreDep) -> GameState:
     return game_state(await api_game(store, game_id))
 
 
 @router.post("/games/{game_id}/remove", response_model=GameState, responses=REFUSAL_RESPONSES)
 async def remove(
-    request: Request, game_id: GameIdPath, body: RemoveBody, store: StoreDep
-) -> GameState | JSONResponse:
+    request: Request, game_id: GameIdPath, body: RemoveBody, store: StoreDep, key: IdempotencyKey = None
+) -> Answer:
     """Move the exposed card at ``position`` onto the waste."""
-    return await apply(request, store, game_id, lambda game: game.remove(body.position))
+    act = lambda: apply(request, store, game_id, lambda game: game.remove(body.position))  # noqa: E731
+    return await answered_once(request, store, game_id, key, act)
 
 
 @router.post("/games/{game_id}/draw", response_model=GameState, responses=REFUSAL_RESPONSES)
-async def draw(request: Request, game_id: GameIdPath, store: StoreDep) -> GameState | JSONResponse:
+async def draw(request: Request, game_id: GameIdPath, store: StoreDep, key: IdempotencyKey = None) -> Answer:
     """Turn the top stock card onto the waste."""
-    return await apply(request, store, game_id, lambda game: game.draw())
+    act = lambda: apply(request, store, game_id, lambda game: game.draw())  # noqa: E731
+    return await answered_once(request, store, game_id, key, act)
 
 
 @router.post("/games/{game_id}/undo", response_model=GameState, responses=REFUSAL_RESPONSES)
-async def undo(request: Request, game_id: GameIdPath, store: StoreDep) -> GameState | JSONResponse:
+async def undo(request: Request, game_id: GameIdPath, store: StoreDep, key: IdempotencyKey = None) -> Answer:
     """Take back the latest removal or draw."""
-    return await apply(request, store, game_id, lambda game: game.undo())
+    act = lambda: apply(request, store, game_id, lambda game: game.undo())  # noqa: E731
+    return await answered_once(request, store, game_id, key, act)
 
 
 class HintOut(BaseModel):
@@ -285,20 +319,28 @@ class HintOut(BaseModel):
 
 
 @router.post("/games/{game_id}/hint", response_model=HintOut, responses=REFUSAL_RESPONSES)
-def give_hint(game_id: GameIdPath, store: StoreDep) -> HintOut | JSONResponse:
-    """A hint, as the page's Hint gives one to a player: an action on a winning line (towards
+async def give_hint(
+    request: Request, game_id: GameIdPath, store: StoreDep, key: IdempotencyKey = None
+) -> Answer:
+    """A hint (counted: with an ``Idempotency-Key``, a retry is answered and counted once),
+    as the page's Hint gives one to a player: an action on a winning line (towards
     the best score), or how many undos lead back to a position that can be won. Counted
     with the game's hints, as the page's are (a daily attempt with a hint ranks after
-    those without)."""
-    stored = store.get(game_id)
-    if stored is None:
-        raise HTTPException(404, "No such game")
-    if stored.game.is_over:
-        message = current_locale().refusal_message(Refusal.GAME_OVER)
-        body = Refused(error=Refusal.GAME_OVER.value, message=message)
-        return JSONResponse(body.model_dump(), status_code=409)
-    advice = hint_for(stored.game)
-    store.update(game_id, lambda game: game.count_hint())
+    those without). A racer's game gets none before the deal or after the finish: the
+    409 a move gets there."""
+    return await answered_once(request, store, game_id, key, lambda: hint(request, store, game_id))
+
+
+async def hint(request: Request, store: GameStore, game_id: str) -> HintOut | JSONResponse:
+    await check_move(request, store, game_id)  # a racer's game: 409 unless the race runs
+    while True:  # the page's one path: a hint for the game as it is, counted in the same step
+        stored = await api_game(store, game_id)
+        if stored.game.is_over:
+            return game_refusal(Refusal.GAME_OVER)
+        counted = await to_thread.run_sync(counted_hint, store, stored)
+        if counted is not None:  # else the game moved on in between: the hint is made again
+            advice = counted[1]
+            break
     if advice.action is not None:
         if advice.action.position is None:
             return HintOut(action="draw")

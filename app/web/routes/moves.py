@@ -29,11 +29,10 @@ from app.web.deps import (
     bad_position,
     load_players_game,
 )
-from app.web.presentation.clock import timed
+from app.web.game_changes import play
 from app.web.presentation.game_context import ACTION_BLOCKS, GAME_PAGE, agame_context, page_url
 from app.web.presentation.render import is_htmx
 from app.web.presentation.views import Event, Happened, turned_down, turned_up
-from app.web.routes.race_api import check_move, moved
 
 
 class MoveRoute(APIRoute):
@@ -75,9 +74,8 @@ async def act(
     answered with its own result.
     """
     store, pages, player = move.store, move.pages, move.player
-    race = await check_move(request, store, move.game_id)  # a racer's game: 409 unless the race runs
-    try:
-        updated = await store.aupdate(move.game_id, timed(action), owned_by=player)
+    try:  # the race's check, the store's step, the signal (app/web/game_changes.py)
+        updated = await play(request, store, move.game_id, action, owned_by=player)
     except PositionError as error:  # a position off the game's layout (0 to 29 pass the form)
         raise bad_position(str(error), getattr(move, "position", None)) from None
     except RefusedAction as refused:
@@ -96,7 +94,6 @@ async def act(
     if updated is None:
         raise GameNotFound()
     stored, (event, turned) = updated
-    await moved(request, race)
     if not is_htmx(request):
         return RedirectResponse(page_url(stored.game), status_code=303)
     # The deal's record changes only when a game ends.

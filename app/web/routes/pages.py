@@ -10,7 +10,7 @@ in full: ``/g/<code>`` shows the player's own game of that deal.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
@@ -27,14 +27,18 @@ from app.engine.layout import LAYOUTS
 from app.engine.search.review import Difficulty
 from app.i18n import N_, current_locale
 from app.store import GameStore, StoredGame, VersionConflict
+from app.store.attempts import AttemptUnfinished
 from app.web.deps import (
     PagesDep,
     PlayerDep,
     PlayersGameDep,
     StoreDep,
 )
-from app.web.leaving import remember_left, under_way
-from app.web.presentation.daily.days import daily_key, day_of_page, today
+from app.web.game_changes import counted_hint
+from app.web.leaving import deal_for, remember_left, under_way
+from app.web.presentation.daily.days import daily_key, day_of_page
+from app.web.presentation.daily.practice import attempt_choice
+from app.web.presentation.display_choices import SETTING_MAX_AGE
 from app.web.presentation.game_context import (
     ERROR_HELP_COOKIE,
     GAME_PAGE,
@@ -42,9 +46,10 @@ from app.web.presentation.game_context import (
     error_help_on,
     game_context,
     large_cards_on,
+    page_of_dealt,
     page_url,
 )
-from app.web.presentation.layouts import LAYOUT_COOKIE, LayoutWord, layout_choices
+from app.web.presentation.layouts_on_page import LAYOUT_COOKIE, LayoutWord, layout_choices
 from app.web.presentation.newgame import (
     MAX_CODE_INPUT,
     WINNABLE_ONLY_COOKIE,
@@ -53,38 +58,12 @@ from app.web.presentation.newgame import (
     winnable_only_on,
 )
 from app.web.presentation.render import Pages, is_htmx
-from app.web.presentation.variant_words import VARIANTS_COOKIE, TickedVariants, variant_choices
+from app.web.presentation.variants_on_page import VARIANTS_COOKIE, TickedVariants, variant_choices
 from app.web.presentation.views import Event, Happened
-from app.web.solving import hint_for, winnable_code
+from app.web.race_changes import RaceOver, RaceRunning
+from app.web.solver_worker import winnable_code
 
 router = APIRouter()
-
-SETTING_MAX_AGE: Final = 400 * 24 * 3600
-
-
-def deal_for(store: GameStore, player: str, code: GameCode) -> tuple[StoredGame, StoredGame | None]:
-    """The player's own game of this deal (the current game if it is one, else the latest), or a
-    fresh deal of it; it becomes the current game. Second: the game this left, if any."""
-    current = store.current(player)
-    if current is not None and current.game.code == code:
-        return current, None
-    stored = store.find(player, code)
-    if stored is None:
-        return store.create(Game(code), player), current
-    store.set_current(player, stored.id)
-    return stored, current
-
-
-def page_of_dealt(
-    request: Request, pages: Pages, store: GameStore, player: str, stored: StoredGame, left: StoredGame | None
-) -> Response:
-    """The whole page of the game a link dealt, offering the way back to the one it left."""
-    context = game_context(request, pages, store, player, stored)
-    if left is not None and left.id != stored.id and under_way(left):  # (the cookie not read back yet)
-        context["left_game"] = left
-    response = pages.page(GAME_PAGE, context)
-    remember_left(response, left, stored)
-    return response
 
 
 # -- pages ---------------------------------------------------------------------------------
@@ -112,10 +91,10 @@ def deal_page(
         )
     if parsed.text() != code:
         return RedirectResponse(f"/g/{parsed.text()}", status_code=308)
-    stored, left = deal_for(store, player, parsed)
-    day = day_of_page(daily_key(request), parsed)
-    if day is not None:  # a day's deal: the player's first game of it is their attempt
-        store.begin_attempt(day, player, stored, late=day != today())
+    try:  # a day's deal: the store makes the player's first game of it their attempt
+        stored, left = deal_for(store, player, parsed)
+    except AttemptUnfinished as refused:  # under way in a game not theirs to show (the API's)
+        return attempt_choice(request, pages, store, player, refused, f"/daily/{refused.day.isoformat()}")
     return page_of_dealt(request, pages, store, player, stored, left)
 
 
@@ -153,7 +132,11 @@ def new_game(
     winnable_only: Annotated[bool, Form()] = False,
     difficulty: Annotated[Literal["", "easy", "medium", "hard", "expert"], Form()] = "",
     layout_word: Annotated[LayoutWord, Form(alias="layout")] = "three-peaks",
+    end_attempt: Annotated[bool, Form()] = False,
 ) -> Response:
+    """A game of the code typed, else a random deal of the choices made. The day's deal while
+    the player's ranked attempt at it is under way: the choice to end it first (or keep
+    playing it; :func:`~app.web.presentation.daily.practice.attempt_choice`)."""
     rules = Rules.from_word(rules_word)
     layout = LAYOUTS[layout_word]
     left = store.current(player)
@@ -179,7 +162,15 @@ def new_game(
             parsed = read_code(code)
         except CodeError:
             return refused(code_error=current_locale().code_error(code))
-        stored = store.create(Game(parsed), player)
+        try:
+            stored = deal_code(request, store, player, parsed, end_attempt=end_attempt)
+        except AttemptUnfinished as unfinished:
+            fields = [
+                ("code", code), ("rules", rules_word), ("difficulty", difficulty), ("layout", layout_word),
+                *(("variants", word) for word in variants.words),
+                *((("winnable_only", "true"),) if winnable_only else ()),
+            ]  # fmt: skip
+            return attempt_choice(request, pages, store, player, unfinished, "/new", fields)
     else:
         if winnable_only:  # of the difficulty asked for, if one was
             dealt = winnable_code(rules, Difficulty(difficulty) if difficulty else None, variants, layout)
@@ -231,9 +222,8 @@ def show_new_game(
         )
         if way_back is not None:
             context["left_game"] = way_back
-        response = pages.blocks(
-            GAME_PAGE, ["game", "new_game_form"], context, headers={"HX-Push-Url": page_url(stored.game)}
-        )
+        blocks = ["game", "new_game_form", "skip"]
+        response = pages.blocks(GAME_PAGE, blocks, context, headers={"HX-Push-Url": page_url(stored.game)})
     remember_left(response, left, stored)
     return response
 
@@ -262,12 +252,33 @@ def _toggle(request: Request, pages: Pages, cookie: str, block: str, *, on: bool
 # -- actions -------------------------------------------------------------------------------
 
 
-@router.post("/games/{game_id}/restart", name="restart")
-def restart(request: Request, pages: PagesDep, players_game: PlayersGameDep) -> Response:
-    """Deal the same code again from the start (a new game; the old one is kept)."""
+@router.post("/games/{game_id}/restart", name="restart", dependencies=[RaceOver])
+def restart(
+    request: Request,
+    pages: PagesDep,
+    players_game: PlayersGameDep,
+    end_attempt: Annotated[bool, Form()] = False,
+) -> Response:
+    """Deal the same code again from the start (a new game; the old one is kept). The day's
+    deal while the ranked attempt is under way: the choice to end it first, or keep playing."""
     stored, store, player = players_game.stored, players_game.store, players_game.player
-    fresh = store.create(Game(stored.game.code), player)
+    try:
+        fresh = deal_code(request, store, player, stored.game.code, end_attempt=end_attempt)
+    except AttemptUnfinished as unfinished:
+        return attempt_choice(request, pages, store, player, unfinished, f"/games/{stored.id}/restart")
     return show_new_game(request, pages, store, player, fresh, left=stored)
+
+
+def deal_code(
+    request: Request, store: GameStore, player: str, code: GameCode, *, end_attempt: bool
+) -> StoredGame:
+    """A new game of ``code`` for the player (:meth:`GameStore.create`). With ``end_attempt``,
+    their ranked attempt at the day's deal is ended first, when ``code`` is that deal."""
+    if end_attempt:
+        day = day_of_page(daily_key(request), code)
+        if day is not None:
+            store.end_attempt(day, player)
+    return store.create(Game(code), player)
 
 
 @router.post("/games/{game_id}/resume", name="resume")
@@ -279,11 +290,11 @@ def resume(request: Request, pages: PagesDep, players_game: PlayersGameDep) -> R
     return show_new_game(request, pages, store, player, stored, left=left, event=Event(Happened.RESUMED))
 
 
-@router.post("/games/{game_id}/hint", name="hint")
+@router.post("/games/{game_id}/hint", name="hint", dependencies=[RaceRunning])
 def give_hint(request: Request, pages: PagesDep, players_game: PlayersGameDep) -> Response:
     """Mark one move on a winning line, or say how far back a win still was. Hints are counted."""
     stored, store, player = players_game.stored, players_game.store, players_game.player
-    game = stored.game.copy()
+    game = stored.game
     if game.is_over:
         event = Event(Happened.REFUSED, refusal=Refusal.GAME_OVER)
         return pages.blocks(
@@ -292,35 +303,34 @@ def give_hint(request: Request, pages: PagesDep, players_game: PlayersGameDep) -
             game_context(request, pages, store, player, stored, event=event, oob=True, record=False),
             status_code=409,
         )
-    advice = hint_for(game)
-    # Once no win is left, the move towards the best score still reachable is marked.
-    lost = advice.action is None
-    move = advice.towards_best if lost else advice.action
-    if move is None:
-        event = Event(Happened.HINTED, undos=advice.undos_to_winnable, lost=lost)
-    elif move.position is None:
-        event = Event(Happened.HINTED, hint_draw=True, undos=advice.undos_to_winnable, lost=lost)
-    else:
-        event = Event(
-            Happened.HINTED, card=game.deal.tableau[move.position], undos=advice.undos_to_winnable, lost=lost
-        )
-    game.count_hint()
-    try:
-        stored = store.save(stored, game)
-    except VersionConflict:
+    counted = counted_hint(store, stored)
+    if counted is None:  # the game moved on in between: shown as it is now, no hint
         fresh = store.get(stored.id)
         if fresh is None:  # pragma: no cover - games are not deleted while played
-            raise
-        stored, event = fresh, None  # type: ignore[assignment]
-    marked = move.position if move and event else None
+            raise VersionConflict(stored.id)
+        stored, shown, marked = fresh, None, None
+    else:
+        stored, advice = counted
+        # Once no win is left, the move towards the best score still reachable is marked.
+        lost = advice.action is None
+        move = advice.towards_best if lost else advice.action
+        if move is None:
+            event = Event(Happened.HINTED, undos=advice.undos_to_winnable, lost=lost)
+        elif move.position is None:
+            event = Event(Happened.HINTED, hint_draw=True, undos=advice.undos_to_winnable, lost=lost)
+        else:
+            card = game.deal.tableau[move.position]
+            event = Event(Happened.HINTED, card=card, undos=advice.undos_to_winnable, lost=lost)
+        marked = move.position if move else None
+        shown = event
     if not is_htmx(request):
         return pages.page(
-            GAME_PAGE, game_context(request, pages, store, player, stored, event=event, hint=marked)
+            GAME_PAGE, game_context(request, pages, store, player, stored, event=shown, hint=marked)
         )
     return pages.blocks(
         GAME_PAGE,
         ("table", "hints", "status"),
-        game_context(request, pages, store, player, stored, event=event, oob=True, hint=marked, record=False),
+        game_context(request, pages, store, player, stored, event=shown, oob=True, hint=marked, record=False),
     )
 
 

@@ -11,8 +11,8 @@ slider asked) the slider, with ``HX-Push-Url`` set to the step's own URL.
 ``GET /api/replay/<code>/<line>`` answers the same review as JSON. A bad code, line or
 step gets a 400 page or ``{"error", "message", "index"}``; nothing is ever stored.
 
-For other pages: :func:`replay_url`, :func:`record_review` (the record holder's review
-of a deal, for the game page's record line) and :func:`recent_games` (Statistics).
+What other pages show of a review (its URL, the record holder's, the recent games) is in
+``app/web/presentation/reviews.py``.
 Reviews run the solver: the routes are plain ``def`` (the thread pool), and reviews are
 kept per line (:func:`app.engine.search.review.review`).
 """
@@ -27,32 +27,21 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from app.engine import Action, CodeError, GameCode
 from app.engine.line import MAX_ACTIONS, Line, LineError, LineProblem
-from app.engine.search.review import Difficulty, Review, deal_difficulty, review
+from app.engine.search.review import Review, deal_difficulty, review
 from app.i18n import current_locale
 from app.store import GameStore
-from app.store.base import GameResult
 from app.web.deps import PagesDep, PlayerDep, StoreDep
 from app.web.presentation.daily.days import answers_open, daily_key, day_of_page
 from app.web.presentation.render import Pages, is_htmx
-from app.web.solving import analyses
+from app.web.presentation.reviews import difficulty_word, replay_url
+from app.web.problems import problem_response
+from app.web.solver_worker import analyses
 
 router = APIRouter(tags=["review"])
 
 REPLAY_PAGE: Final = "replay.html"
 MAX_LINE_INPUT: Final = 4 * MAX_ACTIONS
 """The longest line text read (200 actions of two digits and a dot is 600 characters)."""
-RECENT_GAMES: Final = 10
-
-
-def replay_url(code: GameCode | str, line: Line | str, step: int | None = None, reveal: bool = False) -> str:
-    """``/replay/<code>/<line>`` (``/replay/<code>`` for the empty line), with its query."""
-    code_text = code.text() if isinstance(code, GameCode) else code
-    line_text = line.text() if isinstance(line, Line) else line
-    url = f"/replay/{code_text}/{line_text}" if line_text else f"/replay/{code_text}"
-    query = [f"step={step}"] if step is not None else []
-    if reveal:
-        query.append("reveal=1")
-    return url + ("?" + "&".join(query) if query else "")
 
 
 # -- reading a link ----------------------------------------------------------------------------
@@ -118,17 +107,6 @@ def reveal_on(value: str | None) -> bool:
 
 
 # -- the page ----------------------------------------------------------------------------------
-
-
-def difficulty_word(difficulty: Difficulty) -> str:
-    words = current_locale()
-    return {
-        Difficulty.EASY: words.pgettext("difficulty", "Easy"),
-        Difficulty.MEDIUM: words.pgettext("difficulty", "Medium"),
-        Difficulty.HARD: words.pgettext("difficulty", "Hard"),
-        Difficulty.EXPERT: words.pgettext("difficulty", "Expert"),
-        Difficulty.IMPOSSIBLE: words.pgettext("difficulty", "Impossible"),
-    }[difficulty]
 
 
 def action_words(found: Review, action: Action, step: int) -> str:
@@ -297,18 +275,17 @@ def api_replay(
     """The review of a line on a deal: every step's verdict, the point of no return, par.
 
     ``line`` is the game's actions joined by ``.`` (a position 0-27, or ``d`` for a draw).
-    A bad code or line is a 400 with ``{"error", "message", "index"}`` (``index``: the
-    first bad action's, from 0). The whole deal is given only with ``reveal=1``.
+    A bad code or line is a 400 problem (docs/api.md) with its ``error`` (``bad_code``,
+    ``bad_line``…) and ``index``, the first bad action's (from 0). The whole deal is given
+    only with ``reveal=1``.
     """
     try:
         found, _ = read_link(code, line, None)
     except BadLink as bad:
-        body = {"error": bad.error, "message": bad.message, "index": bad.index}
-        return JSONResponse(body, status_code=400)
+        return problem_response(400, bad.message, bad.error, index=bad.index)
     refused = withheld(request, store, player, found.code, reveal_on(reveal))
     if refused is not None:
-        body = {"error": refused.error, "message": refused.message, "index": None}
-        return JSONResponse(body, status_code=403)
+        return problem_response(403, refused.message, refused.error)
     return JSONResponse(review_json(found, reveal_on(reveal)))
 
 
@@ -327,23 +304,3 @@ def difficulty_fragment(request: Request, code: str, pages: PagesDep) -> Respons
     return pages.blocks("_review_links.html", ["difficulty"], context)
 
 
-def record_review(store: GameStore, code: GameCode) -> str | None:
-    """The replay link of the deal's record holder's game, or ``None`` (no record, or no line kept)."""
-    record = store.deal_record(code)
-    if record is None or record.best_holder is None:
-        return None
-    result = store.result(record.best_holder.game_id)
-    if result is None or not result.won:
-        return None
-    return replay_url(code, result.line)
-
-
-@dataclass(frozen=True, slots=True)
-class RecentGame:
-    result: GameResult
-    url: str
-
-
-def recent_games(store: GameStore, player: str) -> list[RecentGame]:
-    """The player's latest finished games (won or blocked or left), newest first, with their reviews."""
-    return [RecentGame(r, replay_url(r.code, r.line)) for r in store.recent_results(player, RECENT_GAMES)]

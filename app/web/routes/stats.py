@@ -25,13 +25,14 @@ from app.store.base import (
     DealRecord,
     GameStore,
     Holder,
-    PlayerStats,
 )
 from app.web.deps import PagesDep, PlayerDep, StoreDep
 from app.web.presentation.charts import stats_charts
-from app.web.presentation.game_context import record_line
-from app.web.routes.challenge import StreaksOut, player_streaks, streaks_out
-from app.web.routes.replay import recent_games
+from app.web.presentation.daily.days import daily_key, day_of_page, par_open
+from app.web.presentation.daily.streaks import player_streaks
+from app.web.presentation.game_context import record_hidden_line, record_line
+from app.web.presentation.player_stats import PlayerOut, player_out
+from app.web.presentation.reviews import recent_games
 
 router = APIRouter(tags=["records"])
 
@@ -75,32 +76,12 @@ class DealRecordOut(BaseModel):
     best_score: BestScore | None
     best_unfinished: BestUnfinished | None
     line: str = Field(examples=["Record: 761 by Dana"])
-
-
-class StatsOut(BaseModel):
-    rules: Literal["easy", "classic"]
-    layout: str = Field(default="three-peaks", description="The layout, as a new game's `layout` names it")
-    variants: list[str] = Field(
-        default_factory=list,
-        description="The variants, as a new game's `variants` names them (empty: the standard game)",
-        examples=[["open_peaks", "joker"]],
+    hidden: bool = Field(
+        default=False,
+        description="The day's daily deal before your attempt has ended (and before the day is"
+        " over): its record is hidden as its par is (first_win, best_score and best_unfinished"
+        " null; the counts are given)",
     )
-    played: int
-    won: int
-    win_rate: float = Field(description="won / played, 0 when nothing was played")
-    best_score: int | None
-    current_streak: int
-    longest_streak: int
-    longest_run: int | None = Field(
-        description="The longest run of removals without a draw in any game with a result"
-    )
-    fastest_win: float | None = Field(description="The fewest seconds a won game took")
-
-
-class PlayerOut(BaseModel):
-    display_name: str | None
-    stats: list[StatsOut]
-    daily: StreaksOut = Field(description="The daily challenge's streaks")
 
 
 class NameIn(BaseModel):
@@ -146,50 +127,40 @@ def deal_record_out(code: GameCode, record: DealRecord | None, viewer: str) -> D
     )
 
 
-def stats_out(stats: PlayerStats) -> StatsOut:
-    return StatsOut(
-        rules=stats.rules.word,  # type: ignore[arg-type]
-        layout=stats.layout.word,
-        variants=stats.variants.words,
-        played=stats.played,
-        won=stats.won,
-        win_rate=round(stats.win_rate, 4),
-        best_score=stats.best_score,
-        current_streak=stats.current_streak,
-        longest_streak=stats.longest_streak,
-        longest_run=stats.longest_run,
-        fastest_win=stats.fastest_win,
-    )
-
-
 @router.get(
     "/api/deals/{code}/record",
     response_model=DealRecordOut,
     responses={422: {"model": Problem, "description": "Not a game code"}},
 )
-def get_deal_record(code: str, store: StoreDep, player: PlayerDep) -> DealRecordOut:
+def get_deal_record(request: Request, code: str, store: StoreDep, player: PlayerDep) -> DealRecordOut:
     """The deal's record: its first winner, best score and best unfinished result.
 
     Every valid code names a deal, so a deal nobody has finished yet is 200 with
     ``null`` parts and zero counts, not 404. The code is read leniently (any case,
-    ``N`` for easy) and answered in its canonical form.
+    ``N`` for easy) and answered in its canonical form. The day's daily deal's record is
+    hidden (``hidden``) until the player's attempt has ended or the day is over, as its par is.
     """
     try:
         parsed = GameCode.parse(code)
     except CodeError:  # the engine's message, in the client's language (Accept-Language)
         raise HTTPException(422, current_locale().code_error(code)) from None
-    return deal_record_out(parsed, store.deal_record(parsed), player)
+    found = deal_record_out(parsed, store.deal_record(parsed), player)
+    day = day_of_page(daily_key(request), parsed)
+    if day is not None and not par_open(store, player, day):
+        return found.model_copy(
+            update={
+                "first_win": None, "best_score": None, "best_unfinished": None,
+                "line": record_hidden_line(), "hidden": True,
+            }
+        )  # fmt: skip
+    return found
 
 
 @router.get("/api/players/me/stats", response_model=PlayerOut)
 def get_my_stats(store: StoreDep, player: PlayerDep) -> PlayerOut:
     """The player's statistics per rule set and variants (the player is the one the cookie
     names): easy and classic always, then each rule set with variants the player has a result in."""
-    return PlayerOut(
-        display_name=store.display_name(player),
-        stats=[stats_out(s) for s in store.player_stats(player)],
-        daily=streaks_out(player_streaks(store, player)),
-    )
+    return player_out(store, player)
 
 
 @router.put(
@@ -236,6 +207,7 @@ def stats_context(
         "recent_games": recent_games(store, player),
         "charts": stats_charts(lambda limit: store.recent_results(player, limit)),
         "streaks": player_streaks(store, player),
+        "tables": store.player_tables(player),
         "oob": False,
     }
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from fastapi import Request
 
+from app.engine import Game, GameCode
 from app.engine.search.daily import band
 from app.i18n import current_locale
 from app.store import GameStore
@@ -30,20 +31,32 @@ from app.web.presentation.daily.days import (
     standing_words,
     today,
 )
-from app.web.routes.replay import difficulty_word
+from app.web.presentation.daily.ghost import run_refs
+from app.web.presentation.daily.streaks import player_streaks
+from app.web.presentation.reviews import difficulty_word
 
 
 def outcome_words(attempt: Attempt) -> str:
-    """"won", "blocked" or "unfinished", in the page's language (the calendar's words)."""
+    """ "won", "blocked" or "unfinished", in the page's language (the calendar's words)."""
     return state_words(attempt.outcome)
 
 
+def attempt_marks(store: GameStore, attempt: Attempt) -> str:
+    """▲ for each peak the attempt cleared, △ for each not: as the attempt left them (its
+    game may have been played on since, as practice); from its game for a row kept before
+    attempts kept their peaks."""
+    if attempt.peaks is None:
+        stored = store.get(attempt.game_id)
+        return peaks_marks(stored.game) if stored is not None else ""
+    count = len(Game(GameCode.parse(attempt.code)).peaks_cleared)
+    return "".join("▲" if attempt.peaks >> i & 1 else "△" for i in range(count))
+
+
 def share_text(store: GameStore, attempt: Attempt, par: int | None, url: str) -> str:
-    """"TriPeaks daily · Thu 3 Dec 2026 · hard · won ▲▲▲ · 741 / 752 · 4:12 · no hints" and
+    """ "TriPeaks daily · Thu 3 Dec 2026 · hard · won ▲▲▲ · 741 / 752 · 4:12 · no hints" and
     the link: no card in it."""
     words = current_locale()
-    stored = store.get(attempt.game_id)
-    marks = f" {peaks_marks(stored.game)}" if stored is not None else ""
+    marks = attempt_marks(store, attempt)
     hints = (
         words.ngettext("%(num)d hint", "%(num)d hints", attempt.hints) % {"num": attempt.hints}
         if attempt.hints
@@ -53,7 +66,7 @@ def share_text(store: GameStore, attempt: Attempt, par: int | None, url: str) ->
         words.gettext("TriPeaks daily"),
         short_date(attempt.date, words.code),
         difficulty_word(band(attempt.date)).lower(),
-        outcome_words(attempt) + marks,
+        outcome_words(attempt) + (f" {marks}" if marks else ""),
         f"{attempt.score} / {par}" if par is not None else str(attempt.score),
     ]
     if attempt.seconds is not None:
@@ -64,8 +77,6 @@ def share_text(store: GameStore, attempt: Attempt, par: int | None, url: str) ->
 
 def board_context(request: Request, store: GameStore, player: str, day: dt.date) -> dict[str, Any]:
     """What ``daily_board.html`` shows of ``day`` to ``player``."""
-    from app.web.routes.challenge import player_streaks
-
     words = current_locale()
     code = code_of(daily_key(request), day)
     mine = store.attempt(day, player)
@@ -82,12 +93,19 @@ def board_context(request: Request, store: GameStore, player: str, day: dt.date)
         "difficulty": difficulty_word(band(day)),
         "code": code.text(),
         "is_today": day == today(),
+        # A past day the player has no game of: its page offers to deal it (a form: a link
+        # from elsewhere never deals a game in the player's name).
+        "play_day": day != today() and store.find(player, code) is None,
         "opened": opened,
         "over": over,
         "mine": mine,
         "board": board,
+        # Each row's run to beat ("Race this run", templates/_ghost.html), in the board's
+        # order: only once the board is open to the player (the runs open with it).
+        "run_refs": run_refs(daily_key(request), board),
         "par": par,
         "streaks": player_streaks(store, player),
+        "tables": store.player_tables(player),
         "standing": None,
         "against_par": None,
         "share": None,

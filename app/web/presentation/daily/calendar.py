@@ -11,7 +11,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import babel
 from babel.dates import format_date, get_day_names
@@ -20,9 +20,7 @@ from fastapi import Request
 from app.i18n import current_locale
 from app.store import GameStore
 from app.store.attempts import Attempt
-
-EARLIEST: Final = dt.date(2026, 1, 1)
-"""The first month the calendar goes back to."""
+from app.web.presentation.daily.days import FIRST_DAY
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +28,7 @@ class CalendarDay:
     day: dt.date
     in_month: bool
     playable: bool
-    """Today or before: it links to the day's deal."""
+    """From the daily's first day to today: it links to the day's deal."""
     state: str
     """``won``, ``blocked``, ``unfinished``, ``late``, ``not-played`` or ``future``."""
     label: str
@@ -38,7 +36,8 @@ class CalendarDay:
 
 
 def parse_month(text: str | None, today: dt.date) -> dt.date | None:
-    """The first day of ``YYYY-MM`` (``None``: malformed, or after this month); this month by default."""
+    """The first day of ``YYYY-MM`` (``None``: malformed, or after this month); this month by
+    default. (A month before the daily's first is a month: :func:`calendar_context` refuses it.)"""
     if text is None:
         return today.replace(day=1)
     if len(text) != 7 or not text.isascii() or text[4] != "-" or not (text[:4] + text[5:]).isdigit():
@@ -53,12 +52,13 @@ def parse_month(text: str | None, today: dt.date) -> dt.date | None:
 def state_of(attempt: Attempt | None, day: dt.date, today: dt.date, over: bool) -> str:
     if day > today:
         return "future"
+
     if attempt is None:
         return "not-played"
     if attempt.late:
         return "late"
     if attempt.ended:
-        return "won" if attempt.won else "blocked"
+        return attempt.outcome
     return "unfinished" if over else "playing"
 
 
@@ -78,7 +78,8 @@ def state_words(state: str) -> str:
 def calendar_context(
     request: Request, store: GameStore, player: str, month: str | None, today: dt.date
 ) -> dict[str, Any] | None:
-    """The month's calendar for ``player``, or ``None`` for a month that is malformed or to come."""
+    """The month's calendar for ``player``, or ``None`` for a month that is malformed or to come
+    (one before the daily's first month is the caller's to refuse)."""
     first = parse_month(month, today)
     if first is None:
         return None
@@ -92,7 +93,8 @@ def calendar_context(
         for day in week:
             state = state_of(mine.get(day), day, today, day < today)
             label = f"{format_date(day, format='long', locale=lang)}: {state_words(state)}"
-            row.append(CalendarDay(day, day.month == first.month, day <= today, state, label))
+            playable = FIRST_DAY <= day <= today
+            row.append(CalendarDay(day, day.month == first.month, playable, state, label))
         weeks.append(row)
     names = get_day_names("abbreviated", locale=lang)
     full_names = get_day_names("wide", locale=lang)
@@ -105,7 +107,7 @@ def calendar_context(
         "month_title": format_date(first, format="LLLL y", locale=lang),
         "weekdays": [(names[i], full_names[i]) for i in order],
         "weeks": weeks,
-        "previous": previous.strftime("%Y-%m") if previous >= EARLIEST else None,
+        "previous": previous.strftime("%Y-%m") if previous >= FIRST_DAY.replace(day=1) else None,
         "next": following.strftime("%Y-%m") if following <= today else None,
         "today": today,
         "state_words": state_words,

@@ -7,9 +7,14 @@ for a day's code (:func:`code_of`); a move's blocks only look up the days alread
 (:func:`known_day`).
 
 No spoilers (:func:`par_open`, :func:`answers_open`, one rule for every page, the API, the
-replay and the races): for the day's deal, par, the record holder's line and hindsight
+replay and the races): for the day's deal, par, the deal's record ("Record: 755 by …", the
+page's line and ``GET /api/deals/<code>/record``), the record holder's line and hindsight
 wait until the player's attempt has ended or the day is over; for every deal, the line and
 hindsight also wait until the player's own game of it has ended.
+
+The days there are: from :data:`FIRST_DAY` (a fixed epoch, the same for every installation)
+to today; the store is told which codes are days' deals (:func:`deal_day`) so that every
+game it deals of one begins the player's game of that day.
 """
 
 from __future__ import annotations
@@ -24,15 +29,24 @@ from babel.dates import format_date
 from babel.lists import format_list
 from babel.numbers import format_decimal
 from babel.units import format_unit
-from fastapi import Request
+from fastapi import HTTPException, Request
 
 from app.engine import Game, GameCode, Status
 from app.engine.search.daily import band, daily_code
 from app.i18n import current_locale
+from app.i18n.messages import N_
 from app.store import GameStore
-from app.store.attempts import Attempt
+from app.store.attempts import Attempt, DayOf
 from app.web.presentation import clock
-from app.web.solving import deal_outlook
+from app.web.presentation.reviews import difficulty_word
+from app.web.solver_worker import deal_outlook
+
+FIRST_DAY: Final = dt.date(2026, 1, 1)
+"""The daily challenge's first day (the first of a month: the calendar starts with its
+month): ``/daily/<day>`` before it is a 404 that stores nothing. A fixed epoch rather than
+each installation's start, so that every server of an installation, and every installation,
+agree without a stored date; each day between it and today costs a solver walk once per
+process (about 45 ms of CPU)."""
 
 _KNOWN: dict[tuple[bytes, str], dt.date] = {}
 """Day of each daily code found in this process, by key and code text."""
@@ -78,6 +92,16 @@ def day_of_page(key: bytes, code: GameCode) -> dt.date | None:
     return known_day(key, code)
 
 
+def deal_day(key: bytes) -> DayOf:
+    """How the store tells a day's deal (:meth:`GameStore.know_days`): :func:`day_of_page` with
+    the installation's key."""
+
+    def day_of(code: GameCode) -> dt.date | None:
+        return day_of_page(key, code)
+
+    return day_of
+
+
 def parse_day(text: str) -> dt.date | None:
     """A ``YYYY-MM-DD`` date, strictly (``None``: not one)."""
     if len(text) != 10 or not text.isascii() or text[4] != "-" or text[7] != "-":
@@ -90,6 +114,29 @@ def parse_day(text: str) -> dt.date | None:
         return None
 
 
+BAD_DATE: Final = N_("“%(date)s” is not a date: write it as YYYY-MM-DD, for example 2026-12-03.")
+FUTURE_DATE: Final = N_("The daily deal of %(date)s is not out yet: each day's deal comes at midnight UTC.")
+BEFORE_FIRST: Final = N_("There is no daily deal of %(date)s: the first daily deal was that of %(first)s.")
+
+
+def checked_day(text: str) -> dt.date:
+    """The date of a ``/daily/…`` path; a malformed one is a 422; one of a date's form that is
+    no day (2026-02-30), a future one or one before the daily's first day a 404."""
+    words = current_locale()
+    day = parse_day(text)
+    if day is None and len(text) == 10 and text.isascii() and text[:4].isdigit():
+        # the form of a date, but no day (2026-02-30): no daily that day
+        raise HTTPException(404, words.gettext(BAD_DATE) % {"date": text[:20]})
+    if day is None:
+        raise HTTPException(422, words.gettext(BAD_DATE) % {"date": text[:20]})
+    if day > today():
+        raise HTTPException(404, words.gettext(FUTURE_DATE) % {"date": day.isoformat()})
+    if day < FIRST_DAY:
+        first = date_words(FIRST_DAY, words.code)
+        raise HTTPException(404, words.gettext(BEFORE_FIRST) % {"date": day.isoformat(), "first": first})
+    return day
+
+
 def board_open(store: GameStore, day: dt.date, mine: Attempt | None) -> bool:
     """Whether the day's leaderboard may be shown to a player whose game of the day is
     ``mine``: once the day is over, or once their ranked attempt has ended."""
@@ -97,10 +144,11 @@ def board_open(store: GameStore, day: dt.date, mine: Attempt | None) -> bool:
 
 
 def par_open(store: GameStore, player: str, day: dt.date | None) -> bool:
-    """The rule of no spoilers, first part: whether a deal's par may be shown to ``player``.
-    For the deal of ``day`` (``None``: not a day's deal), once its leaderboard is open to
-    them (:func:`board_open`: their attempt has ended, or the day is over); for every other
-    deal, whenever the page shows it (a game's end, a race's finish)."""
+    """The rule of no spoilers, first part: whether a deal's par, and its record (the day's
+    best score soon is its par), may be shown to ``player``. For the deal of ``day``
+    (``None``: not a day's deal), once its leaderboard is open to them (:func:`board_open`:
+    their attempt has ended, or the day is over); for every other deal, whenever the page
+    shows it (a game's end, a race's finish)."""
     return day is None or board_open(store, day, store.attempt(day, player))
 
 
@@ -140,7 +188,7 @@ def number(n: int, lang: str) -> str:
 
 
 def standing_words(rank: int, ranked: int) -> str:
-    """"12th of 340", by the language's ordinal rules (CLDR, through Babel)."""
+    """ "12th of 340", by the language's ordinal rules (CLDR, through Babel)."""
     words = current_locale()
     lang = words.code
     form = babel.Locale.parse(lang).ordinal_form(rank)
@@ -181,13 +229,19 @@ class DailyView:
     """A later game of the deal than the player's attempt: it never changes the ranking."""
     late: bool
     """The player's game of a past day, begun after it: never ranked."""
+    after_end: bool = False
+    """The attempt's own game, played on after the attempt ended (undone after a block, or
+    taken up again after the player ended it): practice too."""
 
 
 def daily_view(
-    day: dt.date, attempt: Attempt | None, game_id: str, at: dt.datetime | None = None
+    day: dt.date,
+    attempt: Attempt | None,
+    game_id: str,
+    at: dt.datetime | None = None,
+    *,
+    playing: bool = False,
 ) -> DailyView:
-    from app.web.routes.replay import difficulty_word
-
     at = at or dt.datetime.fromtimestamp(clock.now(), dt.UTC)
     lang = current_locale().code
     return DailyView(
@@ -197,6 +251,13 @@ def daily_view(
         until_next(at, lang) if day == at.date() else None,
         practice=attempt is not None and attempt.game_id != game_id,
         late=attempt is not None and attempt.late and attempt.game_id == game_id,
+        after_end=(
+            attempt is not None
+            and attempt.game_id == game_id
+            and not attempt.late
+            and attempt.ended
+            and playing
+        ),
     )
 
 

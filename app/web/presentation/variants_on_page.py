@@ -16,7 +16,7 @@ from app.engine import STANDARD, GameCode, Rules, Variant, VariantError, Variant
 from app.engine.variants import ALL, EMPTY_WASTE, JOKER, OPEN_PEAKS, TRADITIONAL
 from app.i18n import current_locale
 from app.web.middleware.player_cookie import read_cookies
-from app.web.presentation.layouts import layout_name
+from app.web.presentation.layouts_on_page import layout_name
 
 VARIANTS_COOKIE: Final = "tp_variants"
 """The variants last chosen in the New game window, as their letters (``"OJ"``; empty for none)."""
@@ -101,4 +101,3 @@ def remembered_variants(request: Request) -> Variants:
         return Variants.parse(read_cookies(request.scope).get(VARIANTS_COOKIE, "")[:8])
     except VariantError:
         return STANDARD
-

@@ -19,6 +19,7 @@ Every code goes through the same engine calls, variants included (``docs/variant
 from __future__ import annotations
 
 import multiprocessing
+import os
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -56,9 +57,15 @@ class _Analyses:
         self._running: dict[GameCode, Future[tuple[DealAnalysis, float]]] = {}
 
     def _started(self) -> ProcessPoolExecutor:
-        """The pool (call with the lock held), started now if need be."""
+        """The pool (call with the lock held), started now if need be. Its workers end when
+        this process does, however it ends (:func:`watch_parent`)."""
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(
+                WORKERS,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=watch_parent,
+                initargs=(os.getpid(),),
+            )
         return self._pool
 
     def _job(self, code: GameCode) -> Future[tuple[DealAnalysis, float]]:
@@ -116,6 +123,31 @@ class _Analyses:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
+PARENT_CHECK_S: Final = 0.5
+"""How often a worker looks whether its server is still there."""
+
+
+def watch_parent(parent: int) -> None:
+    """A worker's initializer: end the worker as soon as ``parent`` (its server) is gone.
+
+    A server killed with SIGKILL runs none of its own code: its pool's workers, reparented to
+    PID 1 (or a subreaper), would run on for ever with their memory. A thread of the worker
+    looks every :data:`PARENT_CHECK_S` whether its parent is still the one that started it, and
+    ends the worker at once when it is not (``os._exit``: its job, if any, is for nobody now).
+    Not ``prctl(PR_SET_PDEATHSIG)``: Linux sends that signal when the *thread* that started the
+    worker ends, and the pool starts its workers from whichever thread asked first (one of the
+    server's worker threads, which end when idle): that would kill the pool under a live server."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(0)
+
+    if os.getppid() != parent:  # gone already, before this worker started
+        os._exit(0)
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
+
+
 def _timed_analysis(code: GameCode) -> tuple[DealAnalysis, float]:
     """The worker's job: the deal's analysis, and the CPU time it took."""
     start = time.process_time()
@@ -170,6 +202,16 @@ def deal_outlook(code: GameCode) -> Outlook:
     if outlook.winnable:
         note_winnable(code)
     return outlook
+
+
+def known_par(code: GameCode) -> int | None:
+    """The deal's par when this process has its analysis already; never starts one (a board
+    of a year of deals must not run the solver)."""
+    kept = ANALYSES.peek(code)
+    if kept is None:
+        return None
+    start = kept.start()
+    return start.best_score if start.winnable else None
 
 
 def hint_for(game: Game) -> Hint:
