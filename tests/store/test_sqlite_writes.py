@@ -253,6 +253,31 @@ def test_a_write_lock_held_elsewhere_holds_the_move_not_the_loop(store: SqlStore
     assert moved is not None and moved[0].version == 2 and store.get(stored.id) == moved[0]
 
 
+def test_a_file_held_whole_elsewhere_while_the_writer_opens_is_waited_for(store: SqlStore) -> None:
+    """The write connection is opened at its first write (and again after a failure); its
+    settings read the schema, which another process holding the whole file refuses at once
+    (as one recovering the log does when a server starts beside another). That is a lock to
+    wait for, like a write lock, not a failed write (CI met it as a logged traceback from the
+    idle cleanup at a container's start)."""
+    stored = store.create(Game(CODE), None)
+    database = database_of(store)
+    with database._write_lock:
+        database._reopen()  # the next write opens its connection afresh
+    other = sqlite3.connect(Path(str(store.url.database)), isolation_level=None, check_same_thread=False)
+    other.execute("PRAGMA locking_mode=EXCLUSIVE")
+    other.execute("BEGIN EXCLUSIVE")
+    other.execute("COMMIT")  # in exclusive locking mode it keeps the file until it closes
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        database.connect(busy_timeout_s=0)  # what the writer meets while the file is held
+    releasing = threading.Timer(0.2, other.close)
+    releasing.start()
+    try:
+        moved = store.update(stored.id, draw)
+    finally:
+        releasing.join()
+    assert moved is not None and moved[0].version == 2 and store.get(stored.id) == moved[0]
+
+
 def test_a_write_lock_held_past_the_busy_timeout_is_store_unavailable(
     store: SqlStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -220,7 +220,14 @@ class SqliteDatabase:
                 raise StoreUnavailable("the store is closed")
             try:
                 if self._writer is None:
-                    self._writer = self.connect(busy_timeout_s=0)
+                    try:
+                        self._writer = self.connect(busy_timeout_s=0)
+                    except sqlite3.OperationalError as error:
+                        # Its settings read the schema: another process holding the file
+                        # (recovering its log at start, say) is a lock to wait for, as below.
+                        if _code(error) == _BUSY:
+                            return None
+                        raise
                 conn = self._writer
                 try:
                     conn.execute("BEGIN IMMEDIATE")
