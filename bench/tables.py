@@ -9,7 +9,8 @@ won, a few days missed) are written straight into the database. Then, through th
 process (Starlette's TestClient, a real ASGI round trip), timed ``--samples`` times each:
 
 * ``GET /api/tables/{id}``: the members and the three boards (today, this week, all time);
-* ``GET /tables/{id}``: the table's page, the same boards rendered;
+* ``GET /tables/{id}``: the table's page, the same boards rendered (each board's first rows
+  and the asker's own, ``SHOWN_ROWS``), and ``GET /tables/{id}?all=1`` ("Show all": every row);
 * the first of them on a fresh process (``cold``: nothing is kept between requests since the
   boards' reads are set-based, app/store/database/tables_sql.py ``table_past``).
 
@@ -125,13 +126,19 @@ def bench(backend: str, url: str, samples: int, folder: Path) -> None:
         cold = timed(lambda: client.get(f"/api/tables/{table_id}").raise_for_status(), 1)[0]
         api = timed(lambda: client.get(f"/api/tables/{table_id}").raise_for_status(), samples)
         page = timed(lambda: client.get(f"/tables/{table_id}").raise_for_status(), samples)
+        every = timed(lambda: client.get(f"/tables/{table_id}?all=1").raise_for_status(), samples)
         board = client.get(f"/api/tables/{table_id}").json()
         assert len(board["today"]) == MEMBERS and len(board["all_time"]) == MEMBERS
+        rows = [client.get(f"/tables/{table_id}{ask}").text.count('<th scope="row">') for ask in ("", "?all=1")]
+        assert rows[0] < rows[1] == 4 * MEMBERS, rows  # the page shows each board's first rows
         print(
             f"{backend}: GET /api/tables/{{id}} cold {cold:.0f} ms; warm p50 {statistics.median(api):.0f} ms, p95 {p95(api):.0f} ms"
         )
         print(
             f"{backend}: GET /tables/{{id}} (page)   p50 {statistics.median(page):.0f} ms, p95 {p95(page):.0f} ms"
+        )
+        print(
+            f"{backend}: GET /tables/{{id}}?all=1    p50 {statistics.median(every):.0f} ms, p95 {p95(every):.0f} ms"
         )
         reach(backend, url, store, client, settings, asker, today)
     store.close()

@@ -26,6 +26,8 @@ from tests.support.store import Clock
 
 DAY = "/daily/2026-12-03"
 PACE = 4.0
+LATE_S = 0.75
+"""How late an event of the ghost's may arrive: its look's timer, and the machine's load."""
 STEPS = (1.2, 0.4, 2.0, 0.6)
 """Bob's intervals between actions, in turn (seconds on the clock moved by hand)."""
 RUN = re.compile(r'id="ghost-run" data-n="(\d*)" data-after="([\d.]*)"')
@@ -130,12 +132,14 @@ def race_the_run(
         if found.group(1):
             seen.setdefault(int(found.group(1)), (float(found.group(2)), event.at - started))
     # Every action of Bob's, at its recorded offset, sent at that time (a quarter of it here);
-    # those due before the stream saw Ann's first action (it looks every 0.25 s) come as one.
+    # those due before the stream saw Ann's first action (it looks every 0.25 s, later on a
+    # loaded machine: a suite on both cores beside Chromium) come as one. LATE_S is that
+    # allowance: far under what a wrong pace would be late by (the whole pace is 4x).
     assert sorted(seen) == sorted(seen, key=lambda n: seen[n][1])
-    assert {n for n in range(len(line)) if offsets[n] / PACE >= 0.5} <= set(seen)
+    assert {n for n in range(len(line)) if offsets[n] / PACE >= 0.25 + LATE_S} <= set(seen)
     for n, (after, arrived) in seen.items():
         assert after == pytest.approx(offsets[n])
-        assert after / PACE - 0.05 <= arrived <= after / PACE + 0.4, (n, after, arrived)
+        assert after / PACE - 0.05 <= arrived <= after / PACE + LATE_S, (n, after, arrived)
     # The lead is told (politely) when it changes hands, never at every action
     told = [lead_of(e.data) for e in stream.seen if 'id="ghost-news"' in e.data]
     leaders = [lead_of(e.data)[0] for e in stream.seen if lead_of(e.data)[0] != "none"]

@@ -9,6 +9,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.store import MemoryStore
+from app.web.presentation.table_page import SHOWN_ROWS
 from tests.support.daily import blocked_line, won_line
 from tests.support.pages import game_id_of, play
 from tests.support.store import Clock
@@ -251,3 +252,41 @@ def test_the_tables_page_says_the_limits_the_store_keeps(ann: TestClient, monkey
     assert "Up to 7 members a table, 3 tables a player." in ann.get("/tables").text
     ukrainian = ann.get("/tables", headers={"Accept-Language": "uk"}).text
     assert "До 7 учасників за столом, до 3 столів на гравця." in ukrainian
+
+
+def test_a_big_tables_page_shows_each_boards_first_rows_and_yours_then_all(
+    ann: TestClient, bob: TestClient, daily_store: MemoryStore, clock: Clock
+) -> None:
+    ann.put("/api/players/me/name", json={"name": "Ann"})
+    bob.put("/api/players/me/name", json={"name": "Bob"})
+    table = make(ann)
+    token = token_of(table["invite_url"])
+    page_of = f"/tables/{table['id']}"
+    small = ann.get(page_of).text
+    assert "show-all" not in small and small.count('<th scope="row">') == 4  # one member, four boards
+    others = SHOWN_ROWS + 4
+    for i in range(others):
+        daily_store.set_display_name(f"player-{i:02}", f"P{i:02}")
+        daily_store.join_table(token, f"player-{i:02}")
+        clock.advance(1)  # who joined first is listed first
+    assert bob.post("/api/tables/join", json={"token": token}).status_code == 200  # the last to join
+    count = others + 2
+    bob_id = next(m["id"] for m in bob.get(f"/api/tables/{table['id']}").json()["members"] if m["name"] == "Bob")
+    first = bob.get(page_of)
+    assert first.status_code == 200
+    # Each board: its first rows and Bob's own (he joined last, so it comes after them).
+    assert first.text.count('<th scope="row">') == 4 * (SHOWN_ROWS + 1)
+    assert first.text.count('<li id="member-') == SHOWN_ROWS + 1 and f'id="member-{bob_id}"' in first.text
+    assert f'data-member="{bob_id}"' in first.text and ">P00<" in first.text and f">P{others - 1:02}<" not in first.text
+    for anchor in ("table-today", "table-week", "table-all-time", "table-members"):
+        assert f'href="{page_of}?all=1#{anchor}">Show all {count} members</a>' in first.text
+    assert f"{count} members" in first.text.split('id="table-count"')[1].split("</p>")[0]
+    # "Show all": a page of its own, every row, no link.
+    every = bob.get(f"{page_of}?all=1")
+    assert every.status_code == 200 and "show-all" not in every.text
+    assert every.text.count('<th scope="row">') == 4 * count and every.text.count('<li id="member-') == count
+    assert f">P{others - 1:02}<" in every.text
+    assert ann.get(f"{page_of}?all=yes").text.count('<li id="member-') == SHOWN_ROWS  # Ann is first
+    # The API gives every row, always.
+    seen = bob.get(f"/api/tables/{table['id']}").json()
+    assert len(seen["today"]) == len(seen["week"]) == len(seen["all_time"]) == len(seen["members"]) == count

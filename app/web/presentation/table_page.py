@@ -16,8 +16,9 @@ import datetime as dt
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Any, Final
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Final, TypeVar
 
 from babel.dates import format_date
 from fastapi import Request
@@ -42,6 +43,12 @@ from app.web.presentation.tables import (
     week_of,
 )
 from app.web.solver_worker import known_par
+
+SHOWN_ROWS: Final = 25
+"""A big table's page shows each board's first rows and the viewer's own, and its members' first,
+until "Show all" (``?all=1``, a page of its own): a table of 1,000 members is 4,000 board rows
+and 1,000 members, a long page to scroll and most of its time to render (docs/performance.md).
+The JSON API always gives every row."""
 
 RACE_OFFERED_S: Final = 30 * 60.0
 """How long a race made for the table is offered on its page."""
@@ -69,6 +76,16 @@ class Boards:
     """Monday to Sunday: the date, its short and its full name."""
     week: list[WeekRow]
     all_time: list[AllTimeRow]
+
+
+T = TypeVar("T")
+
+
+def shown(rows: list[T], own: Callable[[T], bool]) -> list[T]:
+    """The first :data:`SHOWN_ROWS` of ``rows``, and the viewer's own (``own``) if it comes later."""
+    if len(rows) <= SHOWN_ROWS:
+        return rows
+    return rows[:SHOWN_ROWS] + [row for row in rows[SHOWN_ROWS:] if own(row)]
 
 
 def invite_url(request: Request, table: FriendsTable) -> str:
@@ -170,14 +187,27 @@ def table_context(
     notice: str | None = None,
     name_error: str | None = None,
     name_input: str | None = None,
+    every: bool = False,
 ) -> dict[str, Any]:
-    """What ``table.html`` shows a member."""
+    """What ``table.html`` shows a member: every row when ``every``, else a big table's first
+    (:data:`SHOWN_ROWS`)."""
     members = store.table_members(table.id)
     words = current_locale()
     race = (
         table.race if table.race and table.race_at and store.now() - table.race_at < RACE_OFFERED_S else None
     )
     found = boards(request, store, table, members, member.player)
+    if not every:
+
+        def mine(row: TodayRow | WeekRow | AllTimeRow) -> bool:
+            return row.member.id == member.id
+
+        found = replace(
+            found,
+            today=shown(found.today, mine),
+            week=shown(found.week, mine),
+            all_time=shown(found.all_time, mine),
+        )
     return {
         "request": request,
         "oob": False,
@@ -185,7 +215,9 @@ def table_context(
         "table": table,
         "me": member,
         "is_maker": table.maker == member.player,
-        "members": members,
+        "members": members if every else shown(members, lambda m: m.id == member.id),
+        "member_count": len(members),
+        "every": every,
         "invite_url": invite_url(request, table),
         "boards": found,
         "race_id": race,

@@ -136,10 +136,12 @@ async def table_page(
     table, member = await member_of(store, table_id, player)
     done = request.query_params.get("done", "")
     notice = done if done in NOTICES else None
-    context = await to_thread.run_sync(lambda: table_context(request, store, table, member, notice=notice))
-    if is_htmx(request) and request.query_params.get("part") == "boards":
-        return pages.blocks("table.html", ["boards"], context)
-    return pages.page("table.html", context)
+    every = request.query_params.get("all") == "1"  # "Show all": a big table's every row
+
+    def made() -> dict[str, object]:
+        return table_context(request, store, table, member, notice=notice, every=every)
+
+    return pages.page("table.html", await to_thread.run_sync(made))
 
 
 @router.post("/tables/{table_id}/name", name="rename_table", include_in_schema=False)
