@@ -277,13 +277,16 @@ def test_a_big_tables_page_shows_each_boards_first_rows_and_yours_then_all(
     # Each board: its first rows and Bob's own (he joined last, so it comes after them).
     assert first.text.count('<th scope="row">') == 4 * (SHOWN_ROWS + 1)
     assert first.text.count('<li id="member-') == SHOWN_ROWS + 1 and f'id="member-{bob_id}"' in first.text
+    # A mark that rows are left out comes before his row, on each board and in the members.
+    assert first.text.count('class="gap" aria-hidden="true"') == 5
+    assert first.text.index('class="gap"') < first.text.index(f'data-member="{bob_id}"')
     assert f'data-member="{bob_id}"' in first.text and ">P00<" in first.text and f">P{others - 1:02}<" not in first.text
     for anchor in ("table-today", "table-week", "table-all-time", "table-members"):
         assert f'href="{page_of}?all=1#{anchor}">Show all {count} members</a>' in first.text
     assert f"{count} members" in first.text.split('id="table-count"')[1].split("</p>")[0]
     # "Show all": a page of its own, every row, no link.
     every = bob.get(f"{page_of}?all=1")
-    assert every.status_code == 200 and "show-all" not in every.text
+    assert every.status_code == 200 and "show-all" not in every.text and 'class="gap"' not in every.text
     assert every.text.count('<th scope="row">') == 4 * count and every.text.count('<li id="member-') == count
     assert f">P{others - 1:02}<" in every.text
     assert ann.get(f"{page_of}?all=yes").text.count('<li id="member-') == SHOWN_ROWS  # Ann is first

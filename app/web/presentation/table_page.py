@@ -218,6 +218,7 @@ def table_context(
         "members": members if every else shown(members, lambda m: m.id == member.id),
         "member_count": len(members),
         "every": every,
+        "shown_rows": SHOWN_ROWS,
         "invite_url": invite_url(request, table),
         "boards": found,
         "race_id": race,
