@@ -4,7 +4,9 @@ Starts the game (uvicorn, one worker; ``--servers 2`` starts two on one PostgreS
 racers of each room split between them), makes ``--rooms`` rooms of ``--per-room`` racers
 (each its own cookie and its own connection for its stream), starts every race, and lets every
 racer play random legal moves through the JSON API, one every 0.5 to 1.5 s, for
-``--seconds``. Every racer's page stream (``/races/{id}/events``) is read all along. Prints:
+``--seconds``: each move due on a schedule, 0.5 to 1.5 s after the one before was due, so that
+200 racers ask 200 moves a second whatever the answers' time (a move waits only for its own
+racer's answer before: then it is late, and the bench says how late). Every racer's page stream (``/races/{id}/events``) is read all along. Prints:
 
 * **delivery**: for each move, the time from its answer until every rival's stream has shown
   it (a later state of that racer counts too, and so does the finish table): p50, p99, max;
@@ -70,6 +72,8 @@ class Racer:
     seen: dict[str, int] = field(default_factory=dict)
     """What this racer's stream last showed of each rival: the rival's move number."""
     reconnects: int = 0
+    late: list[float] = field(default_factory=list)
+    """How late each move was asked, after its due time (its answer before came late)."""
 
 
 def cpu_seconds(pid: int) -> float:
@@ -104,41 +108,73 @@ async def read_stream(racer: Racer, race_id: str, rivals: dict[str, Racer], stop
         await asyncio.sleep(0.1)
 
 
+PARSED: dict[bytes, tuple[bool, list[tuple[str, tuple[int, int, int]]]]] = {}
+"""What the events with this id (a digest of what they show) show: whether the finish table, and
+each row's racer and counts. A race's eight streams get the same events, and the client, on the
+same two cores as the servers, reads each once, not once a stream (it took over half a core)."""
+
+
+def parse(html: str) -> tuple[bool, list[tuple[str, tuple[int, int, int]]]]:
+    rows = [(row["name"].strip(), (int(row["cards"]), int(row["score"]), int(row["stock"]))) for row in ROW.finditer(html)]
+    return 'id="race-finish"' in html, rows
+
+
 async def read_events(racer: Racer, answer: httpx.Response, rivals: dict[str, Racer]) -> None:
-    data: list[str] = []
-    async for line in answer.aiter_lines():
-        if line.startswith("data:"):
-            data.append(line[5:].lstrip(" "))
+    """The events as bytes, split at their blank lines; an event's lines are looked at only the
+    first time its id comes (the client shares the servers' two cores: reading every line of
+    every stream in Python took half a core)."""
+    buffer = b""
+    async for chunk in answer.aiter_raw():
+        buffer += chunk
+        while (end := buffer.find(b"\n\n")) >= 0:
+            event, buffer = buffer[:end], buffer[end + 2 :]
+            if not event.startswith(b"data:"):
+                continue  # a comment: the opening, a keep-alive
+            arrived = time.monotonic()
+            at = event.rfind(b"\nid: ")
+            event_id = event[at + 5 :] if at >= 0 else b""
+            found = PARSED.get(event_id) if event_id else None
+            if found is None:
+                data = [line[5:].lstrip(b" ") for line in event.split(b"\n") if line.startswith(b"data:")]
+                found = parse(b"\n".join(data).decode())
+                if event_id:
+                    PARSED[event_id] = found
+            seen_event(racer, rivals, found, arrived)
+
+
+def seen_event(racer: Racer, rivals: dict[str, Racer], found: tuple[bool, list[tuple[str, tuple[int, int, int]]]],
+               arrived: float) -> None:  # fmt: skip
+    """What one event of ``racer``'s stream shows of their rivals' moves, come at ``arrived``."""
+    finished, rows = found
+    if finished:  # the finish table: every racer's last state is in
+        for rival in rivals.values():
+            if rival is not racer:
+                for earlier in rival.moves[racer.seen.get(rival.name, 0) :]:
+                    earlier.reached.setdefault(racer.index, arrived)
+                racer.seen[rival.name] = len(rival.moves)
+    for name, state in rows:
+        rival = rivals.get(name)
+        if rival is None or rival is racer:
             continue
-        if line or not data:
-            continue
-        arrived = time.monotonic()
-        html = "\n".join(data)
-        if 'id="race-finish"' in html:  # the finish table: every racer's last state is in
-            for rival in rivals.values():
-                if rival is not racer:
-                    for earlier in rival.moves[racer.seen.get(rival.name, 0) :]:
-                        earlier.reached.setdefault(racer.index, arrived)
-                    racer.seen[rival.name] = len(rival.moves)
-        for row in ROW.finditer(html):
-            rival = rivals.get(row["name"].strip())
-            if rival is None or rival is racer:
-                continue
-            state = (int(row["cards"]), int(row["score"]), int(row["stock"]))
-            for move in reversed(rival.moves):
-                if move.shown == state:
-                    last = racer.seen.get(rival.name, 0)
-                    for earlier in rival.moves[last : move.seq]:
-                        earlier.reached.setdefault(racer.index, arrived)
-                    racer.seen[rival.name] = max(last, move.seq)
-                    break
-        data = []
+        for move in reversed(rival.moves):
+            if move.shown == state:
+                last = racer.seen.get(rival.name, 0)
+                for earlier in rival.moves[last : move.seq]:
+                    earlier.reached.setdefault(racer.index, arrived)
+                racer.seen[rival.name] = max(last, move.seq)
+                break
 
 
 async def play(racer: Racer, rng: random.Random, stop: asyncio.Event) -> None:
+    """Random legal moves, each due 0.5 to 1.5 s after the one before was due (on a schedule,
+    not after its answer: a slow answer does not lower the rate asked; a move is late only if
+    the answer before it came after it was due)."""
     assert racer.game is not None
+    due = time.monotonic()
     while not stop.is_set() and racer.game.status is Status.PLAYING:
-        await asyncio.sleep(rng.uniform(0.5, 1.5))
+        due += rng.uniform(0.5, 1.5)
+        await asyncio.sleep(max(0.0, due - time.monotonic()))
+        racer.late.append(max(0.0, time.monotonic() - due))
         action = choose(racer.game, rng)
         racer.game.replay([action])
         move = Move(racer.name, len(racer.moves) + 1, shown(racer.game))
@@ -214,6 +250,7 @@ async def race(args: argparse.Namespace, rng: random.Random, servers: list[LiveS
     players = [asyncio.create_task(play(racer, random.Random(rng.random()), stop)) for racer in racers]
     await asyncio.sleep(args.seconds)
     stop.set()
+    asking = time.monotonic() - started  # the moves asked in it are answered after, if need be
     await asyncio.gather(*players, return_exceptions=True)
     measured = time.monotonic() - started
     cpu = sum(cpu_seconds(pid) for pid in pids) - cpu_before
@@ -249,8 +286,15 @@ async def race(args: argparse.Namespace, rng: random.Random, servers: list[LiveS
         return delays[min(len(delays) - 1, int(p * len(delays)))] * 1000 if delays else float("nan")
 
     print(f"servers {len(servers)}  rooms {args.rooms} x {args.per_room} racers  measured {measured:.1f} s")
-    print(f"moves {moves} ({moves / measured:.0f}/s)  delivered updates {deliveries}  moves not seen by every rival {missing}")
+    print(f"moves {moves} ({moves / asking:.0f}/s asked and made over {asking:.1f} s)  delivered updates {deliveries}"
+          f"  moves not seen by every rival {missing}")
     print(f"streams reconnected {sum(r.reconnects for r in racers)} times")
+    late = sorted(t for r in racers for t in r.late)
+    ended = sum(1 for r in racers if r.game is not None and r.game.status is not Status.PLAYING)
+    if late:
+        print(f"moves asked late (their answer before came after they were due): {sum(t > 0.01 for t in late)}"
+              f" of {len(late)}, p99 {late[int(0.99 * (len(late) - 1))] * 1000:.0f} ms;"
+              f" racers whose game ended (no more moves): {ended} of {len(racers)}")
     print(f"move answered -> every rival's stream: p50 {pct(0.5):.1f} ms  p99 {pct(0.99):.1f} ms  max {pct(1.0):.1f} ms")
     if answers:
         p99 = answers[min(len(answers) - 1, int(0.99 * len(answers)))]

@@ -120,7 +120,7 @@ def serve_traced(port: int, dump: str) -> None:
 
     signal.signal(signal.SIGUSR1, snapshot)
     uvicorn.run("app.web.main:create_app", factory=True, host="127.0.0.1", port=port, access_log=False,
-                log_level="warning")  # fmt: skip
+                log_level="warning", http="app.web.lean_http:LeanHttpToolsProtocol")  # fmt: skip
 
 
 def take_snapshot(server: LiveServer, dump: str, number: int) -> str:

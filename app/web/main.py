@@ -1,6 +1,7 @@
 """The FastAPI application: its routers, its middlewares, its error pages, its lifespan.
 
-A request goes through the middlewares (outermost first: [proxy headers] → request id, log
+A request goes through the middlewares (outermost first: the race streams' front, outside
+FastAPI's own layers (:class:`TriPeaks`) → [proxy headers] → request id, log
 line, metrics → language → security headers and cross-site refusal → body size → player
 cookie → rate limits), then to the first route that matches it. docs/architecture.md draws
 the layers and a move's path through them.
@@ -8,8 +9,11 @@ the layers and a move's path through them.
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.store.base import GameStore
@@ -51,11 +55,25 @@ ROUTERS = (moves, pages, api, race_api, race_pages, race_live, stats, health, me
 """In the order Starlette tries them: the moves first, the most frequent requests."""
 
 
+class TriPeaks(FastAPI):
+    """FastAPI, with :class:`StreamsFront` outside even FastAPI's own layers (its error,
+    telemetry and body-size middlewares, Starlette's call): a race stream's body runs once they
+    have all returned, and a stream held for an hour keeps two coroutines of the app, not eight
+    (about 1 KiB a stream less; docs/performance.md, issue 40)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._front = StreamsFront(super().__call__)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._front(scope, receive, send)
+
+
 def create_app(settings: Settings | None = None, store: GameStore | None = None) -> FastAPI:
     """The app, with ``settings`` (else read from the environment) and ``store`` (else opened
     in the lifespan from ``settings.database_url``)."""
     settings = settings or Settings()
-    app = FastAPI(
+    app = TriPeaks(
         title="TriPeaks",
         summary="TriPeaks solitaire: deal by code, remove, draw, undo.",
         version="1",
@@ -99,5 +117,4 @@ def create_app(settings: Settings | None = None, store: GameStore | None = None)
     app.add_middleware(AccessMiddleware, log_requests=settings.access_log, metrics=settings.metrics_on)
     if settings.trust_proxy:  # the scheme and client address the proxy in front saw
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.forwarded_allow_ips)
-    app.add_middleware(StreamsFront)  # outermost: a race stream's body runs outside the others
     return app

@@ -46,6 +46,7 @@ from app.store import GameStore
 from app.store.base import StoreUnavailable
 from app.store.database.race_async import PostgresRaceReader
 from app.store.races import GONE_AFTER_S, Race, Racer, RacerStatus, RaceStatus
+from app.web.race_events import event_bytes
 from app.web.race_signals import LocalSignals
 
 log = logging.getLogger("tripeaks.races")
@@ -242,15 +243,17 @@ class RaceReads:
             self._kept[race_id] = _Read(version, race, time.time())
             return race
 
-    def fragment(self, race: Race, key: Hashable, render: Callable[[], str]) -> tuple[str, str]:
-        """The live part for ``race`` as read, and its digest: rendered once for every stream
-        whose viewer sees the same (``key``: the language, the view, the viewer's role, the
-        moment's statuses), so one move costs a render per kind of viewer, not per racer
-        (bench/race.py; the racer's own row is marked by the page, not the fragment)."""
+    def fragment(self, race: Race, key: Hashable, render: Callable[[], str]) -> tuple[bytes, str]:
+        """The live part for ``race`` as read, as the event that sends it, and its digest (the
+        event's id): rendered once for every stream whose viewer sees the same (``key``: the
+        language, the view, the viewer's role, the moment's statuses), so one move costs a
+        render per kind of viewer, not per racer (bench/race.py; the racer's own row is marked
+        by the page, not the fragment). Only the event is kept, not the rendered string."""
 
-        def make() -> tuple[str, str]:
+        def make() -> tuple[bytes, str]:
             html = render()
-            return html, digest(html)
+            mark = digest(html)
+            return event_bytes(html, mark), mark
 
         return self.shared(race, ("fragment", key), make)
 

@@ -9,9 +9,11 @@ the window fits whole. No page scrolls sideways. On a 390x844 phone every target
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import expect
 
-from app.engine import DRAW
+from app.engine import DRAW, Game, GameCode, Rules
 from tests.support.browser import (
     BROWSER_LOCALES,
     PLAYED,
@@ -145,6 +147,67 @@ def test_touch_targets_on_a_phone(new_page) -> None:  # type: ignore[no-untyped-
         expect(page.locator("#main")).to_have_class("main large-cards")
         page.click("#large-cards")
         expect(page.locator("#large-cards")).to_have_attribute("aria-pressed", "false")
+
+
+FOOT = """e => { const r = e.getBoundingClientRect(); return [r.left, r.right, r.bottom - 8]; }"""
+"""A bottom-row card's box across, and a line through its foot (no row lies over it there)."""
+HIT = """([left, right, y]) => [...Array(Math.round((right - left) * 2)).keys()]
+  .map(i => document.elementFromPoint(left + i / 2, y)?.closest('#peaks > .card')?.id ?? '')"""
+"""Which card a tap hits, every half pixel along a line."""
+
+
+def test_a_card_that_can_be_played_is_a_44_px_target_on_a_phone(new_page) -> None:  # type: ignore[no-untyped-def]
+    """Ten cards across a 390 px phone lie 37 px apart. A card that can be removed now reaches
+    over its neighbours' edges to 44 px; one that cannot keeps more than 24 (WCAG's least); a
+    tap beside a playable card, on its neighbour's edge, plays it. In both directions."""
+    code = GameCode(Rules.EASY, 7)
+    for lang in ("en", "he"):
+        page = new_page(viewport=VIEWS["390x844"], locale=BROWSER_LOCALES[lang], has_touch=True, is_mobile=True)
+        page.goto(f"/g/{code.text()}")
+        game, draws = Game(code), 0
+        bottom = sorted(game.layout.rows[-1], key=lambda p: game.layout.spots[p].column)
+        while not [p for p in game.playable_positions() if p in bottom[1:-1]
+                   and bottom[bottom.index(p) - 1] not in game.playable_positions()
+                   and bottom[bottom.index(p) + 1] not in game.playable_positions()]:  # fmt: skip
+            game.draw()
+            draws += 1
+        for _ in range(draws):
+            page.click("#stock")
+            settle(page)
+        playable = set(game.playable_positions())
+        assert {int(e.get_attribute("data-position") or -1) for e in page.locator("#peaks > .card.playable").all()} == playable
+        feet = [page.locator(f"#card-{p}").evaluate(FOOT) for p in bottom]
+        line = [min(f[0] for f in feet) - 20, max(f[1] for f in feet) + 20, feet[0][2]]
+        hits = page.evaluate(HIT, line)
+        widths = {p: hits.count(f"card-{p}") / 2 for p in bottom}
+        pitch = abs(feet[1][0] - feet[0][0])
+        assert pitch < 40, (lang, pitch)  # ten across: closer than 44 px
+        for i, p in enumerate(bottom):
+            neighbours = {bottom[j] for j in (i - 1, i + 1) if 0 <= j < len(bottom)}
+            if p in playable and not neighbours & playable:
+                assert widths[p] >= 43.5, (lang, p, widths)
+            assert widths[p] >= 24, (lang, p, widths)
+        # A tap on the far edge of a playable card's target, where its neighbour shows, plays it.
+        alone = next(p for p in bottom[1:-1] if p in playable
+                     and not {bottom[bottom.index(p) - 1], bottom[bottom.index(p) + 1]} & playable)  # fmt: skip
+        first = hits.index(f"card-{alone}")
+        last = len(hits) - 1 - hits[::-1].index(f"card-{alone}")
+        for edge in (first + 1, last - 1):
+            x = line[0] + edge / 2
+            shown = page.evaluate(
+                """([x, y]) => [...document.querySelectorAll('#peaks > .card')].filter(e => {
+                     const r = e.getBoundingClientRect(); return r.left <= x && x <= r.right && r.top <= y && y <= r.bottom; })
+                   .map(e => e.id)""",
+                [x, line[2]],
+            )
+            assert set(shown) - {f"card-{alone}"}, (lang, x, shown)  # where a neighbour shows
+            page.touchscreen.tap(x, line[2])
+            expect(page.locator(f"#card-{alone}")).to_have_class(re.compile(r"\bslot\b"))
+            expect(page.locator("#waste-card")).to_have_class(re.compile(rf"\bc-{game.deal.tableau[alone].text()}\b"))
+            page.click("#undo")
+            expect(page.locator(f"#card-{alone}")).to_have_class(re.compile(r"\bplayable\b"))
+            settle(page)
+        screenshot(page, f"{lang}-touch-targets-390x844")
 
 
 def test_a_tap_leaves_no_hover_lift(new_page) -> None:  # type: ignore[no-untyped-def]

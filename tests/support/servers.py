@@ -18,7 +18,8 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "live-server-tests-secret-0123456789abcdef"
-UVICORN = ("-m", "uvicorn", "app.web.main:create_app", "--factory", "--host", "127.0.0.1", "--no-access-log")
+UVICORN = ("-m", "uvicorn", "app.web.main:create_app", "--factory", "--host", "127.0.0.1", "--no-access-log",
+           "--http", "app.web.lean_http:LeanHttpToolsProtocol")  # as ``tripeaks serve`` runs it
 
 
 def free_port() -> int:
@@ -111,8 +112,10 @@ def server_in_thread(app: object, port: int | None = None, graceful_s: int | Non
 
     import uvicorn
 
+    from app.web.lean_http import LeanHttpToolsProtocol
+
     port = port or free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=graceful_s))  # type: ignore[arg-type]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=graceful_s, http=LeanHttpToolsProtocol))  # type: ignore[arg-type]
     thread = threading.Thread(target=server.run, name="tripeaks-test-server", daemon=True)
     thread.start()
     deadline = time.monotonic() + 60

@@ -171,13 +171,16 @@ class _Slots:
         words: Locale,
         covered: bool = False,
         layout: Layout | None = None,
+        playable: bool = False,
     ) -> str:
         """``card_index``: the face-up card's place in the deck (52 the joker), -1 for a
         face-down card; ``covered``: face up but not exposed (open peaks); ``layout``: the
-        game's (three peaks if not given)."""
+        game's (three peaks if not given); ``playable``: it can be removed now (its touch
+        target reaches over its neighbours', static/tripeaks.css)."""
         index = LAYOUT_INDEX[layout] if layout is not None else 0
         key = (
-            index << 16
+            index << 17
+            | playable << 16
             | position << 10
             | (card_index + 1) << 4
             | covered << 3
@@ -192,7 +195,7 @@ class _Slots:
         if found is None:
             card = Card.from_index(card_index) if card_index >= 0 else None
             place = card_classes(layout if layout is not None else next(iter(LAYOUT_INDEX)))[position]
-            view = Slot(position, card, card is not None, removed, turned, hinted, covered, place)
+            view = Slot(position, card, card is not None, removed, turned, hinted, covered, place, playable)
             name = words.card_words(card) if card else ""
             # (Open peaks: a face-up card still covered says so in its name.)
             label = words.gettext("%(card)s, covered") % {"card": name} if covered else name
@@ -232,6 +235,7 @@ class Pages:
         removed = game.removed_mask
         face_up = game.face_up_mask()
         covered = face_up & ~layout.exposed(removed)
+        playable = game.playable_mask()
         cards = game.deal.tableau
         slot = self._slot
         return Markup(
@@ -246,6 +250,7 @@ class Pages:
                         words,
                         bool(covered >> p & 1),
                         layout,
+                        bool(playable >> p & 1),
                     )
                     for p in tableau_order(layout)
                 ]

@@ -62,6 +62,8 @@ class Slot:
     place: str = "r-0 x-0 h-0"
     """Where it lies: its row, column and height as classes
     (:func:`app.web.presentation.layouts_on_page.card_classes`)."""
+    playable: bool = False
+    """It can be removed now: on a phone its touch target reaches over its neighbours'."""
 
 
 def turned_up(face_up_before: int, game: Game) -> frozenset[int]:

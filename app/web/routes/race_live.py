@@ -22,7 +22,7 @@ from app.web.deps import RACE_ID, checked_id
 from app.web.presentation.race_live import LIVE, Moment, live_context, moment_of, par_of, rivals_news
 from app.web.presentation.render import Pages
 from app.web.race_changes import known_race, signals_of
-from app.web.race_events import KEEP_ALIVE, EventStream, Presence, comment_bytes, event_bytes, serve_stream
+from app.web.race_events import KEEP_ALIVE, EventStream, Presence, comment_bytes, serve_stream, with_news
 from app.web.race_signals import Listener
 from app.web.race_stream import (
     RETRY_MS,
@@ -128,14 +128,16 @@ async def race_stream(
             moment = reads.moment(race, now, partial(moment_of, race, now))
             if par is None and moment.status is RaceStatus.FINISHED:  # and the player may see it
                 par = await par_of(request, store, race, player, now)
-            html, mark = live_part(pages, request, reads, race, moment, player, mine, now, where, par)
+            event, mark = live_part(pages, request, reads, race, moment, player, mine, now, where, par)
             news = ""
             if version != news_seen:
                 news_seen = version
                 news = told_news(pages, reads, race, player, version, changed)
             if mark != sent or news:
                 sent = mark
-                yield reads.shared(race, ("event", mark, news), partial(event_bytes, html + news, mark))
+                if news:
+                    event = reads.shared(race, ("event", mark, news), partial(with_news, event, news))
+                yield event
                 wrote = time.monotonic()
             elif time.monotonic() - wrote >= SEEN_EVERY_S / 2:
                 yield KEEP_ALIVE
@@ -163,9 +165,10 @@ def live_part(
     now: float,
     where: tuple[str, ...],
     par: int | None,
-) -> tuple[str, str]:
-    """The live part for the player (``mine``: as a racer), and its digest: shared with every
-    stream of the same read whose viewer sees the same thing (:meth:`RaceReads.fragment`).
+) -> tuple[bytes, str]:
+    """The live part for the player (``mine``: as a racer), as its event, and its digest:
+    shared with every stream of the same read whose viewer sees the same thing
+    (:meth:`RaceReads.fragment`).
     ``where``: the view the page shows, and what the page's links depend on (the scheme, the
     host, the root path), the same for the stream's life."""
     status, countdown, statuses, _ = moment
