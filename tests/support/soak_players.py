@@ -14,6 +14,7 @@ or not (see :mod:`tests.support.soak`).
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import random
 import re
@@ -254,10 +255,10 @@ class DailyPlayer(PagePlayer):
             if asked is None or asked.status_code >= 500:
                 self.back_off()
                 return
-            if asked.status_code != 409 or 'id="attempt-choice"' not in asked.text:
-                self.soak.problem(f"a practice game of the day's deal while its attempt is under way: {asked.status_code}")
-            else:
+            if asked.status_code == 409 and 'id="attempt-choice"' in asked.text:
                 self.refused += 1
+            elif dt.datetime.now(dt.UTC).date().isoformat() == self.day:  # (past midnight, UTC, it is no longer the day's deal)
+                self.soak.problem(f"a practice game of the day's deal while its attempt is under way: {asked.status_code}")
         response = self.soak.request(self.client, server, "POST", "/new", "practice",
                                      data={**data, "end_attempt": "true"}, headers=HX)
         found = re.search(r'data-game-id="([^"]+)"', response.text) if response is not None and response.status_code == 200 \
