@@ -66,6 +66,7 @@ def _play(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from app.web.lean_http import SERVED_WITH
     from app.web.settings import Settings
 
     settings = Settings()
@@ -83,7 +84,7 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         workers=workers,
         proxy_headers=False,
-        http="app.web.lean_http:LeanHttpToolsProtocol",  # 2 KiB a connection less (issue 40)
+        http=SERVED_WITH,  # 2 KiB a connection less (issue 40)
         access_log=False,  # the app logs each request itself, with its request id
         log_config=_log_config(),
     )

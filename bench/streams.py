@@ -102,6 +102,8 @@ def serve_traced(port: int, dump: str) -> None:
 
     import uvicorn
 
+    from app.web.lean_http import SERVED_WITH
+
     taken = [0]
 
     def snapshot(*_: object) -> None:
@@ -120,7 +122,7 @@ def serve_traced(port: int, dump: str) -> None:
 
     signal.signal(signal.SIGUSR1, snapshot)
     uvicorn.run("app.web.main:create_app", factory=True, host="127.0.0.1", port=port, access_log=False,
-                log_level="warning", http="app.web.lean_http:LeanHttpToolsProtocol")  # fmt: skip
+                log_level="warning", http=SERVED_WITH)  # fmt: skip
 
 
 def take_snapshot(server: LiveServer, dump: str, number: int) -> str:

@@ -77,3 +77,8 @@ class LeanHttpToolsProtocol(HttpToolsProtocol):
         cycle = self.cycle
         if cycle is not None and cycle is not before:  # a request's cycle, just made: nothing waits on it yet
             cycle.message_event = Waits(cycle.message_event.is_set())  # type: ignore[assignment]
+
+
+SERVED_WITH = f"{__name__}:{LeanHttpToolsProtocol.__name__}"
+"""uvicorn's ``http`` option (``--http``) for this protocol: ``tripeaks serve``, the tests' live
+servers and the benches all give it."""

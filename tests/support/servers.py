@@ -16,10 +16,12 @@ from pathlib import Path
 
 import httpx
 
+from app.web.lean_http import SERVED_WITH
+
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "live-server-tests-secret-0123456789abcdef"
 UVICORN = ("-m", "uvicorn", "app.web.main:create_app", "--factory", "--host", "127.0.0.1", "--no-access-log",
-           "--http", "app.web.lean_http:LeanHttpToolsProtocol")  # as ``tripeaks serve`` runs it
+           "--http", SERVED_WITH)  # as ``tripeaks serve`` runs it
 
 
 def free_port() -> int:

@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app.web.race_events import event_bytes, with_news
 from app.web.race_stream import ANNOUNCE_EVERY_S
 from tests.support.deals import won_deal
 from tests.support.races import Stream, deal_cards, names_no_card
@@ -248,3 +249,13 @@ def test_an_idle_stream_gets_a_keep_alive_comment_every_15_seconds(server: LiveS
     assert any(line.startswith(":") for line in later), later  # a comment: the keep-alive
     assert not any(line.startswith("data:") for line in later), later  # nothing else to say
     stream.close()
+
+
+def test_news_goes_into_the_kept_event_after_its_live_part_and_before_its_id() -> None:
+    """The live part is kept only as its event (RaceReads.fragment); the rivals' news is put in
+    between its lines and its id, so a browser's EventSource reads one event with both."""
+    event = event_bytes('<h2 id="race-title">Race</h2>\n<ol id="race-strip"></ol>', "abc123")
+    told = with_news(event, '<p id="race-news">Player 2 won</p>')
+    assert told == (b'data: <h2 id="race-title">Race</h2>\ndata: <ol id="race-strip"></ol>\n'
+                    b'data: <p id="race-news">Player 2 won</p>\nid: abc123\n\n')
+    assert event.endswith(b"id: abc123\n\n")  # the kept event itself is unchanged
