@@ -201,6 +201,7 @@
   }
   function startEarly() {
     if (early || !start) return;
+    if (pressed) cut = true;
     bury();
     var slot = {};
     var gate = new Promise(function (resolve) { slot.give = resolve; });
@@ -212,6 +213,7 @@
   if (start) {
     document.startViewTransition = function (update) {
       var transition;
+      if (pressed) cut = true;
       if (early) { transition = early.transition; hand(early, update); } else { bury(); transition = start(update); }
       flight = transition;
       quiet(transition);
@@ -222,7 +224,12 @@
   // While cards fly, Chromium hit-tests the board as if its named cards were not there: a press
   // on a card lands on the board (#peaks), and its click would be lost (issue 30). So a press
   // lands the flight, asks again what is under it, and hands its click to that control.
-  var aimed = null;
+  // An answer swapped in between a quick click's press and its release loses the click: a
+  // flight that begins takes the release (the click goes to the page itself), and a control
+  // swapped for its new self is not the one pressed (no click at all). So such a release clicks
+  // the control pressed (by its id, if it was swapped), if it is still under the pointer, and
+  // the browser's own click of that press, if one comes, is dropped.
+  var aimed = null, pressed = null, cut = false, clicked = false;
   function control(el) { return el && el.closest ? el.closest("button, a[href], summary, input, select, label") : null; }
   function land(event) {
     var moving = flight || (early && early.transition);
@@ -233,8 +240,29 @@
     var real = control(document.elementFromPoint(event.clientX, event.clientY));
     if (real && real !== control(event.target)) aimed = real;
   }
-  document.addEventListener("pointerdown", function (event) { aimed = null; land(event); }, true);
-  document.addEventListener("keydown", land, true);
+  function release(event) {
+    var was = pressed, now;
+    pressed = null;
+    if (!was || (!cut && was.isConnected)) return;
+    cut = false;
+    now = was.isConnected ? was : was.id && $(was.id);
+    if (!now || now.disabled) return;
+    var box = now.getBoundingClientRect();
+    if (event.clientX < box.left || event.clientX > box.right || event.clientY < box.top || event.clientY > box.bottom) return;
+    land(event);
+    aimed = null;
+    clicked = true;
+    now.click();
+  }
+  document.addEventListener("pointerdown", function (event) {
+    aimed = null;
+    clicked = cut = false;
+    land(event);
+    pressed = event.button === 0 ? aimed || control(event.target) : null;
+  }, true);
+  document.addEventListener("pointerup", release, true);
+  document.addEventListener("pointercancel", function () { pressed = null; }, true);
+  document.addEventListener("keydown", function (event) { aimed = null; clicked = false; land(event); }, true);
   document.addEventListener("mousedown", function (event) {
     // The board itself never takes focus from a press: the arrows work on its cards only.
     if (aimed || event.target.id === "peaks") event.preventDefault();
@@ -243,6 +271,12 @@
   document.addEventListener("click", function (event) {
     var real = aimed;
     aimed = null;
+    if (clicked && event.isTrusted) { // the press was clicked at its release already
+      clicked = false;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      return;
+    }
     if (!real || real.contains(event.target) || !event.isTrusted) return;
     event.preventDefault();
     event.stopImmediatePropagation();

@@ -8,9 +8,15 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.support.browser import DESKTOP
 from tests.support.servers import live_server as serve
+
+expect.set_options(timeout=10_000)
+"""An assertion waits as long as an action does (``new_page``'s 10 s), not Playwright's 5 s: on
+a loaded CI machine a move's answer and its flight have taken over 5 s (2026-12-07). A press the
+page loses is still lost after 10 s."""
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:

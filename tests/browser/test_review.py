@@ -7,7 +7,7 @@ import re
 
 import httpx
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Route, expect
 
 from tests.support.browser import BROWSER_LOCALES, DESKTOP, PHONE, VIEWS, not_fitting, screenshot, settle
 
@@ -142,3 +142,32 @@ def test_every_arrow_press_moves_exactly_one_step(new_page) -> None:  # type: ig
     expect(step).to_have_text("9")
     settle(page)
     expect(step).to_have_text("9")
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_a_click_whose_release_meets_a_step_coming_in_still_counts(new_page, motion) -> None:  # type: ignore[no-untyped-def]
+    """A quick click on Forward was lost when a step's answer was swapped in between its press
+    and its release (CI, 2026-12-07): with motion, the release landed on the view transition
+    (the page itself, not Forward); without, on the new Forward, which is not the one pressed.
+    Either way the browser clicks nothing. Now the control pressed gets its click."""
+    page = new_page(DESKTOP, reduced_motion=motion)
+    page.goto(f"/replay/{CODE}/{THROWN}?step=3")
+    step = page.locator("#step-number")
+    expect(step).to_have_text("3")
+    settle(page)
+    held: list[Route] = []
+    page.route(re.compile(r"step=4$"), lambda route: held.append(route))
+    page.keyboard.press("ArrowRight")  # step 4 asked, its answer held back
+    while not held:
+        page.wait_for_timeout(20)
+    forward = page.locator("#forward").bounding_box()
+    assert forward
+    page.mouse.move(forward["x"] + forward["width"] / 2, forward["y"] + forward["height"] / 2)
+    page.mouse.down()
+    held[0].continue_()  # the answer comes while the button is down
+    expect(step).to_have_text("4")
+    page.mouse.up()
+    expect(step).to_have_text("5")
+    settle(page)
+    expect(step).to_have_text("5")
+    expect(page).to_have_url(re.compile(r"step=5$"))

@@ -617,7 +617,7 @@ def world_store(request: pytest.FixtureRequest) -> Iterator[GameStore]:
 
 
 @pytest.fixture
-def world(make_client: AppFactory, world_store: GameStore) -> World:
+def world(make_client: AppFactory, world_store: GameStore) -> Iterator[World]:
     store = world_store
     victim = make_client(store, client_kwargs={"raise_server_exceptions": False})
     page = victim.get(f"/g/{CODE}")
@@ -627,11 +627,12 @@ def world(make_client: AppFactory, world_store: GameStore) -> World:
     # A game of nobody's: made by a client without a cookie (with the victim's it would be theirs).
     api = TestClient(victim.app).post("/api/games", json={"code": CODE}).json()["id"]
     assert victim.post(f"/api/games/{api}/draw").status_code == 200
-    stranger = TestClient(victim.app, raise_server_exceptions=False)
-    stranger.__enter__()
-    stored = store.get(page_id)
-    assert stored is not None and stored.owner is not None
-    return World(victim, stranger, store, Ids(page_id, api), stored.owner)
+    # Entered, and left after the test: a client left open keeps its app's lifespan (the
+    # signed-out devices' watch) running after the store's schema is dropped.
+    with TestClient(victim.app, raise_server_exceptions=False) as stranger:
+        stored = store.get(page_id)
+        assert stored is not None and stored.owner is not None
+        yield World(victim, stranger, store, Ids(page_id, api), stored.owner)
 
 
 def readable_message(response: Any) -> str:
