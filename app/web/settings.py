@@ -34,6 +34,13 @@ class Settings(BaseSettings):
     """Worker processes ``tripeaks serve`` starts (its ``--workers`` overrides it). More than
     one wants PostgreSQL, or SQLite on a local disk, and shared rate limit counters (Redis)."""
 
+    keep_alive_s: int = Field(default=75, ge=1, le=3600)
+    """How long ``tripeaks serve`` keeps an idle connection open for the next request. Longer
+    than the idle connections a proxy in front keeps to it (nginx 60 s, deploy/Caddyfile 60 s, a
+    cloud load balancer's usual 60 s): the proxy, not the game, closes them, so a move is never
+    sent down a connection the game has just closed (a 502: proxies do not send a POST again).
+    uvicorn's own 5 s was shorter than all of them."""
+
     metrics: bool = False
     """Serve Prometheus metrics at ``/metrics`` (see app/web/ops/metrics.py). Off: 404."""
 

@@ -465,6 +465,39 @@ def test_a_reconnect_with_last_event_id_gets_the_current_state_at_once(name: str
     rival.close()
 
 
+# -- idle connections between the proxy and the game ------------------------------------------
+
+
+def server_closed_first(ports: set[int]) -> set[tuple[int, int]]:
+    """The TCP connections in TIME_WAIT whose own end is one of ``ports`` (a game server's):
+    those the server closed first (the side that closes first waits; /proc/net/tcp, IPv4)."""
+    found = set()
+    for row in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = row.split()
+        local, remote, state = fields[1], fields[2], fields[3]
+        port = int(local.rsplit(":", 1)[1], 16)
+        if state == "06" and port in ports:
+            found.add((port, int(remote.rsplit(":", 1)[1], 16)))
+    return found
+
+
+def test_a_proxys_idle_connections_to_the_game_are_never_closed_by_the_game(proxies: dict[str, Proxy],
+                                                                           running: Servers) -> None:  # fmt: skip
+    """A proxy keeps idle connections to the game for its next requests (nginx 60 s, Caddy 2 min
+    unless told). The game kept them 5 s (uvicorn's own), so a move sent as one was closing was
+    lost: a 502, which neither proxy sends again for a POST. Now ``tripeaks serve`` keeps them
+    75 s and both files close theirs at 60 s: after a quiet 7 s, no game server has closed one."""
+    ports = {int(server.url.rsplit(":", 1)[1]) for server in running.running}
+    before = server_closed_first(ports)
+    for proxy in proxies.values():
+        with httpx.Client(base_url=proxy.url, verify=False, timeout=10) as client:
+            for _ in range(4):
+                assert client.get("/healthz").status_code == 200
+                assert client.get("/how-to-play").status_code == 200
+    time.sleep(7)  # past uvicorn's 5 s; Caddy's health checks (every 5 s) go on meanwhile
+    assert server_closed_first(ports) - before == set()
+
+
 # -- the Caddyfile as compose.yaml gives it ---------------------------------------------------
 
 
