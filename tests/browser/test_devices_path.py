@@ -16,31 +16,26 @@ import datetime as dt
 import io
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from app.engine import Game, Rules
 from app.engine.search.daily import daily_code
-from app.store.database.sql import SqlStore
-from app.web.main import create_app
-from app.web.settings import Settings
 from tests.support.browser import (
     DESKTOP,
     PHONE,
     no_sideways_scroll,
     post_line,
-    record_errors,
     run_axe,
     screenshot,
     settle,
 )
 from tests.support.deals import winning_line, won_deal
-from tests.support.servers import free_port, server_in_thread
-from tests.support.store import Clock, greedy, line_of
+from tests.support.store import greedy, line_of
+from tests.support.worlds import World, world_at
 
 KEY = "devices-path-key-" + "k" * 24
 DAYS = [dt.date(2026, 12, 1) + dt.timedelta(days=n) for n in range(3)]
@@ -53,43 +48,10 @@ def at(day: dt.date, hour: int) -> float:
     return dt.datetime.combine(day, dt.time(hour), dt.UTC).timestamp()
 
 
-@dataclass
-class World:
-    url: str
-    port: int
-    clock: Clock
-    store: SqlStore
-    browser: Browser
-    contexts: list[BrowserContext]
-
-    def page(self, viewport: dict[str, int] = DESKTOP, *, host: str = "127.0.0.1", **options: Any) -> Page:
-        context = self.browser.new_context(viewport=viewport, base_url=f"http://{host}:{self.port}", **options)
-        context.set_default_timeout(20_000)
-        self.contexts.append(context)
-        return record_errors(context.new_page())
-
-
 @pytest.fixture(scope="module")
 def world(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    folder = tmp_path_factory.mktemp("devices")
-    clock = Clock(at(DAYS[0], 8))
-    patch = pytest.MonkeyPatch()
-    patch.setattr("app.web.presentation.clock.now", clock)
-    store = SqlStore(f"sqlite:///{folder}/tripeaks.db", clock=clock)
-    settings = Settings(secret_key=KEY, database_url="memory://", data_dir=folder, rate_limits=False)
-    port = free_port()
-    found = World("", port, clock, store, browser, [])
-    try:
-        with server_in_thread(create_app(settings, store=store), port) as url:
-            found.url = url
-            yield found
-            for context in found.contexts:
-                for page in context.pages:
-                    assert not page.js_errors, page.js_errors  # type: ignore[attr-defined]
-                context.close()
-    finally:
-        patch.undo()
-        store.close()
+    with world_at(browser, tmp_path_factory.mktemp("devices"), KEY, at(DAYS[0], 8)) as made:
+        yield made
 
 
 def play(page: Page, world: World, path: str, line: list[int] | tuple[int, ...]) -> None:

@@ -12,30 +12,25 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
-from app.engine import DRAW, Game
+from app.engine import Game
 from app.engine.search.daily import daily_code
-from app.store.database.sql import SqlStore
-from app.web.main import create_app
-from app.web.settings import Settings
 from tests.support.browser import (
     DESKTOP,
     PHONE,
     no_sideways_scroll,
-    record_errors,
+    post_line,
     run_axe,
     screenshot,
     settle,
 )
 from tests.support.deals import winning_line
-from tests.support.servers import free_port, server_in_thread
-from tests.support.store import Clock, greedy, line_of
+from tests.support.store import greedy, line_of
+from tests.support.worlds import World, world_at
 
 KEY = "tables-path-key-" + "k" * 24
 THURSDAY = dt.date(2026, 12, 3)
@@ -44,59 +39,17 @@ SIZES = {"desktop": DESKTOP, "phone": PHONE, "landscape": LANDSCAPE}
 LOCALES = {"en": "en-GB", "he": "he-IL", "uk": "uk-UA", "th": "th-TH"}
 
 
-@dataclass
-class World:
-    port: int
-    clock: Clock
-    browser: Browser
-    contexts: list[BrowserContext]
-
-    def page(self, name: str | None = None, viewport: dict[str, int] = DESKTOP, **options: Any) -> Page:
-        context = self.browser.new_context(
-            viewport=viewport, base_url=f"http://127.0.0.1:{self.port}", **options
-        )
-        context.set_default_timeout(20_000)
-        self.contexts.append(context)
-        if name:
-            assert context.request.put("/api/players/me/name", data={"name": name}).ok
-        return record_errors(context.new_page())
-
-
 @pytest.fixture(scope="module")
 def world(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    folder = tmp_path_factory.mktemp("tables")
-    clock = Clock(dt.datetime.combine(THURSDAY, dt.time(9), dt.UTC).timestamp())
-    patch = pytest.MonkeyPatch()
-    patch.setattr("app.web.presentation.clock.now", clock)
-    store = SqlStore(f"sqlite:///{folder}/tripeaks.db", clock=clock)
-    settings = Settings(secret_key=KEY, database_url="memory://", data_dir=folder, rate_limits=False)
-    port = free_port()
-    found = World(port, clock, browser, [])
-    try:
-        with server_in_thread(create_app(settings, store=store), port):
-            yield found
-            for context in found.contexts:
-                for page in context.pages:
-                    assert not page.js_errors, page.js_errors  # type: ignore[attr-defined]
-                context.close()
-    finally:
-        patch.undo()
-        store.close()
+    now = dt.datetime.combine(THURSDAY, dt.time(9), dt.UTC).timestamp()
+    with world_at(browser, tmp_path_factory.mktemp("tables"), KEY, now) as made:
+        yield made
 
 
 def play(page: Page, world: World, line: list[int] | tuple[int, ...], step: float) -> None:
     """Open today's daily and play ``line`` as form posts, ``step`` s of the fixed clock apart."""
     page.goto("/daily")
-    game_id = page.locator("#game").get_attribute("data-game-id")
-    for action in line:
-        world.clock.advance(step)
-        if action == DRAW:
-            answer = page.request.post(f"/games/{game_id}/draw", max_redirects=0)
-        else:
-            answer = page.request.post(
-                f"/games/{game_id}/remove", form={"position": str(action)}, max_redirects=0
-            )
-        assert answer.status == 303, answer.status
+    post_line(page, line, clock=world.clock, step=step)
 
 
 def board_names(page: Page) -> list[str]:
@@ -104,7 +57,7 @@ def board_names(page: Page) -> list[str]:
 
 
 def test_four_players_a_table_its_board_and_its_race(world: World) -> None:
-    ann, bob, cat, dan = (world.page(name) for name in ("Ann", "Bob", "Cat", "Dan"))
+    ann, bob, cat, dan = (world.page(name=name) for name in ("Ann", "Bob", "Cat", "Dan"))
     # Ann makes the table: its page shows the invite link.
     ann.goto("/tables")
     ann.fill("#table-name-input", "Ann's <b>club</b>")
@@ -159,11 +112,11 @@ def test_four_players_a_table_its_board_and_its_race(world: World) -> None:
 
 
 def test_the_table_s_pages_in_every_language_and_size(world: World) -> None:
-    maker = world.page("Dana")
+    maker = world.page(name="Dana")
     made = maker.request.post("/api/tables", data={"name": "שולחן Friday · ร้าน"})
     assert made.status == 201
     table = made.json()
-    joiner = world.page("Олена")
+    joiner = world.page(name="Олена")
     assert joiner.request.post("/api/tables/join", data={"token": table["invite_url"].rsplit("/", 1)[1]}).ok
     invite_path = "/t/" + table["invite_url"].rsplit("/t/", 1)[1]
     state = maker.context.storage_state()
