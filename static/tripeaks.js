@@ -229,7 +229,7 @@
   // swapped for its new self is not the one pressed (no click at all). So such a release clicks
   // the control pressed (by its id, if it was swapped), if it is still under the pointer, and
   // the browser's own click of that press, if one comes, is dropped.
-  var aimed = null, pressed = null, cut = false, clicked = false;
+  var aimed = null, pressed = null, cut = false, clicked = 0;
   function control(el) { return el && el.closest ? el.closest("button, a[href], summary, input, select, label") : null; }
   function land(event) {
     var moving = flight || (early && early.transition);
@@ -251,18 +251,19 @@
     if (event.clientX < box.left || event.clientX > box.right || event.clientY < box.top || event.clientY > box.bottom) return;
     land(event);
     aimed = null;
-    clicked = true;
+    clicked = event.timeStamp;
     now.click();
   }
   document.addEventListener("pointerdown", function (event) {
     aimed = null;
-    clicked = cut = false;
+    clicked = 0;
+    cut = false;
     land(event);
     pressed = event.button === 0 ? aimed || control(event.target) : null;
   }, true);
   document.addEventListener("pointerup", release, true);
   document.addEventListener("pointercancel", function () { pressed = null; }, true);
-  document.addEventListener("keydown", function (event) { aimed = null; clicked = false; land(event); }, true);
+  document.addEventListener("keydown", function (event) { aimed = null; clicked = 0; land(event); }, true);
   document.addEventListener("mousedown", function (event) {
     // The board itself never takes focus from a press: the arrows work on its cards only.
     if (aimed || event.target.id === "peaks") event.preventDefault();
@@ -271,8 +272,9 @@
   document.addEventListener("click", function (event) {
     var real = aimed;
     aimed = null;
-    if (clicked && event.isTrusted) { // the press was clicked at its release already
-      clicked = false;
+    // The press was clicked at its release already (its own click follows at once, if at all).
+    if (clicked && event.isTrusted && event.timeStamp - clicked < 1000) {
+      clicked = 0;
       event.preventDefault();
       event.stopImmediatePropagation();
       return;
