@@ -71,9 +71,14 @@ class Racer:
     moves: list[Move] = field(default_factory=list)
     seen: dict[str, int] = field(default_factory=dict)
     """What this racer's stream last showed of each rival: the rival's move number."""
-    reconnects: int = 0
+    reconnects: list[str] = field(default_factory=list)
+    """Why each reconnect: the stream ended, or the error that cut it, and when (s from start)."""
     late: list[float] = field(default_factory=list)
     """How late each move was asked, after its due time (its answer before came late)."""
+
+
+STARTED: float = time.monotonic()
+"""When the bench began (a reconnect says how long after)."""
 
 
 def cpu_seconds(pid: int) -> float:
@@ -97,14 +102,16 @@ async def read_stream(racer: Racer, race_id: str, rivals: dict[str, Racer], stop
     connection drops (a pooled connection the server closed while idle, say), and count it."""
     url = f"/races/{race_id}/events?view=board-1"
     while not stop.is_set():
+        why = "the server ended it"
         try:
             async with racer.client.stream("GET", url, timeout=httpx.Timeout(10, read=None)) as answer:
                 if answer.status_code != 200:
                     raise RuntimeError(f"{racer.name}'s stream refused: {answer.status_code}")
                 await read_events(racer, answer, rivals)
-        except (httpx.TransportError, httpx.RemoteProtocolError):
-            pass
-        racer.reconnects += 1
+        except (httpx.TransportError, httpx.RemoteProtocolError) as error:
+            why = f"{type(error).__name__}: {error}"
+        if not stop.is_set():
+            racer.reconnects.append(f"{time.monotonic() - STARTED:.1f} s {why}")
         await asyncio.sleep(0.1)
 
 
@@ -288,7 +295,9 @@ async def race(args: argparse.Namespace, rng: random.Random, servers: list[LiveS
     print(f"servers {len(servers)}  rooms {args.rooms} x {args.per_room} racers  measured {measured:.1f} s")
     print(f"moves {moves} ({moves / asking:.0f}/s asked and made over {asking:.1f} s)  delivered updates {deliveries}"
           f"  moves not seen by every rival {missing}")
-    print(f"streams reconnected {sum(r.reconnects for r in racers)} times")
+    print(f"streams reconnected {sum(len(r.reconnects) for r in racers)} times")
+    for why in sorted(why for r in racers for why in r.reconnects)[:10]:
+        print(f"  {why}")
     late = sorted(t for r in racers for t in r.late)
     ended = sum(1 for r in racers if r.game is not None and r.game.status is not Status.PLAYING)
     if late:

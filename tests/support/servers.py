@@ -17,11 +17,15 @@ from pathlib import Path
 import httpx
 
 from app.web.lean_http import SERVED_WITH
+from app.web.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "live-server-tests-secret-0123456789abcdef"
 UVICORN = ("-m", "uvicorn", "app.web.main:create_app", "--factory", "--host", "127.0.0.1", "--no-access-log",
-           "--http", SERVED_WITH)  # as ``tripeaks serve`` runs it
+           "--http", SERVED_WITH, "--timeout-keep-alive", str(Settings.model_fields["keep_alive_s"].default))
+"""As ``tripeaks serve`` runs it: its protocol, and idle connections kept as long (a client's
+pooled connection closed by uvicorn's own 5 s as it sent a request cut it: bench/race.py's
+streams, sent on connections idle since their joins)."""
 
 
 def free_port() -> int:
