@@ -4,30 +4,25 @@ game"): starts the game on SQLite in a temporary folder, opens ``--connections``
 each make one request and then stay open and quiet, and prints the server's resident memory
 before and after, per connection.
 
-    .venv/bin/python bench/idle_connections.py [--connections 2000] [--port 18777]
-
-Needs an open-file limit above ``--connections`` (``ulimit -n 8192``).
+    .venv/bin/python bench/idle_connections.py [--connections 2000]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import socket
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.streams import raise_open_files, rss_kib  # noqa: E402
+from tests.support.servers import TRIPEAKS_SERVE, start_server  # noqa: E402
+
 REQUEST = b"GET /healthz HTTP/1.1\r\nHost: bench\r\n\r\n"
-
-
-def resident_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
 
 
 def open_idle(port: int, count: int) -> list[socket.socket]:
@@ -45,36 +40,25 @@ def open_idle(port: int, count: int) -> list[socket.socket]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--connections", type=int, default=2000)
-    parser.add_argument("--port", type=int, default=18777)
     args = parser.parse_args()
-    folder = tempfile.mkdtemp(prefix="tripeaks-idle-")
-    env = {**os.environ, "TRIPEAKS_RATE_LIMITS": "false", "TRIPEAKS_DATA_DIR": folder,
-           "TRIPEAKS_SECRET_KEY": "idle-connections-bench-" + "k" * 20, "TRIPEAKS_ACCESS_LOG": "false"}
-    server = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(args.port)], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    raise_open_files(args.connections + 1000)  # this client's sockets, and the server's (it inherits it)
+    data = Path(tempfile.mkdtemp(prefix="tripeaks-idle-")) / "data"
+    data.mkdir()
+    server = start_server(data, {"TRIPEAKS_RATE_LIMITS": "false", "TRIPEAKS_ACCESS_LOG": "false"}, command=TRIPEAKS_SERVE)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", args.port)).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        warm = open_idle(args.port, 200)  # the first connections' one-off costs, not counted
+        port = int(server.url.rsplit(":", 1)[1])
+        warm = open_idle(port, 200)  # the first connections' one-off costs, not counted
         time.sleep(1)
-        before = resident_kib(server.pid)
-        idle = open_idle(args.port, args.connections)
+        before = rss_kib(server.process.pid)
+        idle = open_idle(port, args.connections)
         time.sleep(2)
-        after = resident_kib(server.pid)
+        after = rss_kib(server.process.pid)
         print(f"{args.connections} idle keep-alive connections: {after - before} KiB more resident memory,"
               f" {(after - before) / args.connections:.2f} KiB each (server {before} -> {after} KiB)")
         for sock in warm + idle:
             sock.close()
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        server.stop()
     return 0
 
 

@@ -56,7 +56,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.engine import Game, GameCode, Rules  # noqa: E402
-from tests.support.servers import LiveServer, start_server  # noqa: E402
+from tests.support.servers import TRIPEAKS_SERVE, LiveServer, start_server  # noqa: E402
 
 QUIET = {"TRIPEAKS_RATE_LIMITS": "false", "TRIPEAKS_ACCESS_LOG": "false"}
 COOKIE = re.compile(r"tp_player=([^;]+)")
@@ -500,7 +500,7 @@ def main() -> None:
             env["TRIPEAKS_DATABASE_URL"] = args.database
         dump = str(Path(folder) / "traced")
         command = ([sys.executable, __file__, "--serve", f"{{port}}:{dump}"] if args.tracemalloc
-                   else [sys.executable, "-m", "app.cli", "serve", "--port", "{port}"])  # fmt: skip
+                   else TRIPEAKS_SERVE)  # fmt: skip
         server = start_server(data, env, command=command, port=args.port or None, cwd=args.code)
         try:
             try:

@@ -158,8 +158,11 @@ def test_a_click_whose_release_meets_a_step_coming_in_still_counts(new_page, mot
     held: list[Route] = []
     page.route(re.compile(r"step=4$"), lambda route: held.append(route))
     page.keyboard.press("ArrowRight")  # step 4 asked, its answer held back
-    while not held:
+    for _ in range(500):
+        if held:
+            break
         page.wait_for_timeout(20)
+    assert held, "step 4 was never asked for"
     forward = page.locator("#forward").bounding_box()
     assert forward
     page.mouse.move(forward["x"] + forward["width"] / 2, forward["y"] + forward["height"] / 2)

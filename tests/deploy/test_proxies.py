@@ -15,7 +15,6 @@ two game servers on one PostgreSQL, with HTTPS and HTTP/2 to a real browser.
 from __future__ import annotations
 
 import re
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -30,7 +29,7 @@ from app.engine import DRAW, Game
 from tests.support.deals import won_deal
 from tests.support.proxies import Proxy, start_caddy, start_nginx
 from tests.support.races import Stream
-from tests.support.servers import LiveServer, start_server
+from tests.support.servers import TRIPEAKS_SERVE, LiveServer, start_server
 from tests.support.store import fresh_schema
 
 pytestmark = [pytest.mark.postgres, pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(600)]
@@ -41,7 +40,7 @@ SERVER_ENV = {
     "TRIPEAKS_RATE_LIMITS": "false",  # every tab comes from 127.0.0.1; the limits are tested elsewhere
     "TRIPEAKS_RACE_STREAMS_PER_PLAYER": "8",  # one browser of one player holds seven race pages
 }
-SERVE = [sys.executable, "-m", "app.cli", "serve", "--port", "{port}"]
+SERVE = TRIPEAKS_SERVE
 """``tripeaks serve``, as a self-hoster runs it (its log has a line for each stream that ended)."""
 FAN_TABS = 7
 """Race pages one browser holds open through one proxy: more than HTTP/1.1's six connections."""

@@ -30,9 +30,9 @@ from app.web.settings import Settings
 from tests.support.apps import live_server
 from tests.support.faults import MODE_CAPABILITIES, PrivatePostgres
 from tests.support.pages import CODE, HX, game_id_of
-from tests.support.servers import ROOT, LiveServer, start_server
+from tests.support.servers import ROOT, TRIPEAKS_SERVE, LiveServer, start_server
 
-TRIPEAKS = [sys.executable, "-m", "app.cli", "serve", "--port", "{port}"]
+TRIPEAKS = TRIPEAKS_SERVE
 
 
 def moves_on_page(html: str) -> int:

@@ -28,6 +28,10 @@ pooled connection closed by uvicorn's own 5 s as it sent a request cut it: bench
 streams, sent on connections idle since their joins)."""
 
 
+TRIPEAKS_SERVE: tuple[str, ...] = (sys.executable, "-m", "app.cli", "serve", "--port", "{port}")
+"""``tripeaks serve`` as a self-hoster runs it, for :func:`start_server`'s ``command``."""
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
